@@ -1,0 +1,34 @@
+"""mopt: multi-objective search over scheduling strategies estimated by stochastic simulation."""
+
+from __future__ import annotations
+
+from mopt.core import utility
+from mopt.core.errors import InputError, MoptError
+from mopt.core.pareto import hypervolume, pareto_mask
+from mopt.core.problem import FunctionProblem, StochasticProblem
+from mopt.core.result import Result
+from mopt.solvers import METHODS, solve
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "METHODS",
+    "FunctionProblem",
+    "InputError",
+    "MoptError",
+    "Result",
+    "StochasticProblem",
+    "hypervolume",
+    "pareto_mask",
+    "solve",
+    "utility",
+]
+
+
+def __getattr__(name: str):
+    # problem families are imported on first use (they compile simulators with numba)
+    if name in ("expert",):
+        import importlib
+
+        return importlib.import_module(f"mopt.{name}")
+    raise AttributeError(f"module 'mopt' has no attribute {name!r}")

@@ -1,0 +1,20 @@
+"""The search machinery; knows nothing about scheduling."""
+
+from __future__ import annotations
+
+from mopt.core import utility
+from mopt.core.errors import InputError, MoptError
+from mopt.core.pareto import hypervolume, pareto_mask
+from mopt.core.problem import FunctionProblem, StochasticProblem
+from mopt.core.result import Result
+
+__all__ = [
+    "FunctionProblem",
+    "InputError",
+    "MoptError",
+    "Result",
+    "StochasticProblem",
+    "hypervolume",
+    "pareto_mask",
+    "utility",
+]

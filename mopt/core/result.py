@@ -1,0 +1,153 @@
+"""Result: what a search evaluated, its Pareto front, and decisions by utility."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.errors import InputError
+from mopt.core.pareto import pareto_mask
+
+__all__ = ["Result", "atomic_write", "summarise"]
+
+_META = "result.json"
+
+
+def atomic_write(path: str | os.PathLike, write) -> None:
+    """Call ``write(tmp_path)`` and move the file into place, so a crash never leaves half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives) -> pd.DataFrame:
+    """The ``evaluations`` table: parameters, per-objective mean and standard error, ``n_reps``.
+
+    ``samples[k]`` holds the replications (n_reps_k, n_obj) of the design in row ``k``.
+    """
+    df = design_params.reset_index(drop=True).copy()
+    n = np.array([len(s) for s in samples], dtype=np.int64)
+    for j, name in enumerate(objectives):
+        means = np.array([s[:, j].mean() if len(s) else np.nan for s in samples])
+        ses = np.array(
+            [s[:, j].std(ddof=1) / np.sqrt(len(s)) if len(s) > 1 else np.nan for s in samples]
+        )
+        df[name] = means
+        df[f"{name}_se"] = ses
+    df["n_reps"] = n
+    return df
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of :func:`mopt.solve`.
+
+    Attributes
+    ----------
+    method : str
+        The search method.
+    seed : int
+        The entropy of the run's seed tree (rerun with it to get the same result).
+    n_evals : int
+        Replications spent.
+    objectives : tuple of str
+        Objective names (all minimised).
+    evaluations : pandas.DataFrame
+        One row per evaluated design: ``design`` index, decoded parameters, per objective the mean
+        and ``<objective>_se`` (standard error), and ``n_reps``.
+    info : dict
+        Method-specific extras (JSON-serialisable).
+    """
+
+    method: str
+    seed: int
+    n_evals: int
+    objectives: tuple[str, ...]
+    evaluations: pd.DataFrame
+    info: dict = field(default_factory=dict)
+
+    @property
+    def front(self) -> pd.DataFrame:
+        """Rows of ``evaluations`` that are Pareto-efficient on the objective means."""
+        ev = self.evaluations
+        if len(ev) == 0:
+            return ev
+        mask = pareto_mask(ev[list(self.objectives)].to_numpy(dtype=float))
+        return ev[mask].sort_values(list(self.objectives)).reset_index(drop=True)
+
+    def best(self, utility) -> pd.Series:
+        """The evaluated row that ``utility`` scores lowest (ties: lowest design index).
+
+        Raises
+        ------
+        ValueError
+            If no row has a finite score (e.g. no strategy fits a budget).
+        """
+        ev = self.evaluations
+        if not callable(utility):
+            raise TypeError(f"'utility' must be callable (DataFrame -> Series); got {utility!r}.")
+        scores = pd.Series(np.asarray(utility(ev), dtype=float), index=ev.index)
+        finite = np.isfinite(scores.to_numpy())
+        if not finite.any():
+            raise InputError(f"no evaluated design satisfies utility {utility!r} (every score is inf or NaN).")
+        order = np.lexsort((ev["design"].to_numpy(), np.where(finite, scores.to_numpy(), np.inf)))
+        row = ev.iloc[order[0]].copy()
+        row["utility"] = float(scores.iloc[order[0]])
+        return row
+
+    def to_csv(self, directory: str | os.PathLike) -> Path:
+        """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory`` atomically."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        atomic_write(d / "evaluations.csv", lambda p: self.evaluations.to_csv(p, index=False))
+        atomic_write(d / "front.csv", lambda p: self.front.to_csv(p, index=False))
+        meta = {
+            "method": self.method,
+            "seed": self.seed,
+            "n_evals": self.n_evals,
+            "objectives": list(self.objectives),
+            "info": self.info,
+        }
+        atomic_write(d / _META, lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
+        return d
+
+    @classmethod
+    def read_csv(cls, directory: str | os.PathLike) -> Result:
+        """Read a result written by :meth:`to_csv`."""
+        d = Path(directory)
+        for name in ("evaluations.csv", _META):
+            if not (d / name).is_file():
+                raise InputError(f"'{d}' is not a mopt result directory: {name} is missing.")
+        try:
+            meta = json.loads((d / _META).read_text())
+            ev = pd.read_csv(d / "evaluations.csv")
+            return cls(
+                method=str(meta["method"]),
+                seed=int(meta["seed"]),
+                n_evals=int(meta["n_evals"]),
+                objectives=tuple(meta["objectives"]),
+                evaluations=ev,
+                info=dict(meta.get("info", {})),
+            )
+        except (KeyError, ValueError, TypeError, json.JSONDecodeError, pd.errors.ParserError) as exc:
+            raise InputError(f"'{d}': malformed mopt result ({exc}).") from None
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(method={self.method!r}, seed={self.seed}, n_evals={self.n_evals}, "
+            f"designs={len(self.evaluations)}, front={len(self.front)})"
+        )

@@ -1,0 +1,110 @@
+"""Utility functions: callables that score rows of objective means, lower is better.
+
+A utility takes a DataFrame whose columns include the objectives (the ``evaluations`` or ``front``
+of a :class:`~mopt.Result`) and returns a Series of scores; ``Result.best(utility)`` picks the row
+with the lowest score.  Any callable ``DataFrame -> Series`` works; those here carry a readable
+``name`` for tables and figures.
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"makespan": [10.0, 20.0, 40.0], "cost": [3.0, 1.0, 0.5]})
+>>> product("makespan", "cost")(df).tolist()
+[30.0, 20.0, 20.0]
+>>> within_budget("cost", 1.0, then="makespan")(df).tolist()
+[inf, 20.0, 40.0]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.errors import InputError, check_number
+
+__all__ = ["Utility", "minimize", "product", "weighted", "within_budget", "by_deadline", "U"]
+
+
+class Utility:
+    """A named scoring function ``DataFrame -> Series`` (lower is better)."""
+
+    def __init__(self, name: str, columns: tuple[str, ...], fn: Callable[[pd.DataFrame], pd.Series]):
+        self.name = name
+        self.columns = columns
+        self._fn = fn
+
+    def __call__(self, df: pd.DataFrame) -> pd.Series:
+        missing = [c for c in self.columns if c not in df.columns]
+        if missing:
+            raise InputError(
+                f"utility {self.name} needs column(s) {missing}; the results have {list(df.columns)}."
+            )
+        return pd.Series(np.asarray(self._fn(df), dtype=float), index=df.index, name=self.name)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _name(obj) -> str:
+    if not isinstance(obj, str) or not obj:
+        raise TypeError(f"objective names must be non-empty strings; got {obj!r}.")
+    return obj
+
+
+def minimize(obj: str) -> Utility:
+    """Minimise one objective, e.g. ``minimize("makespan")``."""
+    obj = _name(obj)
+    return Utility(f"minimize({obj})", (obj,), lambda df: df[obj])
+
+
+def product(a: str, b: str) -> Utility:
+    """Minimise the product of two objectives: ExPERT's makespan × cost."""
+    a, b = _name(a), _name(b)
+    return Utility(f"product({a}, {b})", (a, b), lambda df: df[a] * df[b])
+
+
+def weighted(**weights: float) -> Utility:
+    """Minimise a weighted sum, e.g. ``weighted(makespan=1, cost=3600)``."""
+    if not weights:
+        raise InputError("'weights' must name at least one objective; got none.")
+    w = {_name(k): check_number(f"weight of {k}", v) for k, v in weights.items()}
+    label = ", ".join(f"{k}={v:g}" for k, v in w.items())
+    return Utility(f"weighted({label})", tuple(w), lambda df: sum(v * df[k] for k, v in w.items()))
+
+
+def within_budget(cost: str, limit: float, then: str) -> Utility:
+    """"Work within a budget": the best ``then`` among rows with ``cost <= limit`` (others score inf)."""
+    cost, then = _name(cost), _name(then)
+    limit = check_number("limit", limit)
+    return Utility(
+        f"within_budget({cost} <= {limit:g}, then={then})",
+        (cost, then),
+        lambda df: df[then].where(df[cost] <= limit, math.inf),
+    )
+
+
+def by_deadline(time: str, limit: float, then: str) -> Utility:
+    """"Finish in time": the best ``then`` among rows with ``time <= limit`` (others score inf)."""
+    time, then = _name(time), _name(then)
+    limit = check_number("limit", limit)
+    return Utility(
+        f"by_deadline({time} <= {limit:g}, then={then})",
+        (time, then),
+        lambda df: df[then].where(df[time] <= limit, math.inf),
+    )
+
+
+def U(alpha: float = 1.0, beta: float = 1.0, kappa: float = 100.0, *,
+      utilisation: str = "utilisation", slowdown: str = "bsd") -> Utility:
+    """Deng et al.'s utility U = κ·(R_J/R_V)^α·(1/BSD)^β, negated so that lower is better."""
+    alpha = check_number("alpha", alpha, low=0)
+    beta = check_number("beta", beta, low=0)
+    kappa = check_number("kappa", kappa, low=0, low_open=True)
+    return Utility(
+        f"U(alpha={alpha:g}, beta={beta:g}, kappa={kappa:g})",
+        (utilisation, slowdown),
+        lambda df: -kappa * df[utilisation] ** alpha * (1.0 / df[slowdown]) ** beta,
+    )

@@ -1,0 +1,22 @@
+"""Bags of tasks on unreliable + reliable pools: ExPERT's NTDM_r strategies (Agmon Ben-Yehuda et al.)."""
+
+from __future__ import annotations
+
+from mopt.expert.environment import Environment, reference_environment, wl3_environment
+from mopt.expert.estimator import estimate
+from mopt.expert.problem import NTDMrProblem, high_resolution_grid, paper_grid
+from mopt.expert.strategy import STATIC_STRATEGIES, Strategy
+from mopt.expert.turnaround import TurnaroundModel
+
+__all__ = [
+    "STATIC_STRATEGIES",
+    "Environment",
+    "NTDMrProblem",
+    "Strategy",
+    "TurnaroundModel",
+    "estimate",
+    "high_resolution_grid",
+    "paper_grid",
+    "reference_environment",
+    "wl3_environment",
+]

@@ -1,0 +1,179 @@
+"""The ExPERT environment: a bag of tasks, an unreliable and a reliable pool, prices."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from mopt.core.errors import InputError, check_int, check_number
+from mopt.expert.turnaround import TurnaroundModel
+
+__all__ = ["Environment", "reference_environment", "wl3_environment", "n_reliable_machines"]
+
+#: below this probability of a result per instance, a pool is treated as never finishing
+MIN_SUCCESS = 1e-4
+
+
+def n_reliable_machines(mr: float, n_unreliable: int) -> int:
+    """⌈M_r·#ur⌉ reliable machines, at least one when M_r > 0.
+
+    Examples
+    --------
+    >>> n_reliable_machines(0.02, 50), n_reliable_machines(0.1, 50), n_reliable_machines(0.0, 50)
+    (1, 5, 0)
+    """
+    if mr <= 0:
+        return 0
+    return max(1, math.ceil(mr * n_unreliable - 1e-9))
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A bag of tasks on an unreliable pool plus a reliable pool (ExPERT Table I).
+
+    Parameters
+    ----------
+    n_tasks : int
+        Tasks in the bag.
+    n_unreliable : int
+        #ur, effective size of the unreliable pool.
+    t_ur : float
+        Mean CPU time of a successful instance on an unreliable machine (s).
+    t_r : float
+        Task time on a reliable machine (s); reliable machines are homogeneous and never fail.
+    c_ur, c_r : float
+        Cost per second of an unreliable / reliable machine (cents/s).
+    turnaround : TurnaroundModel
+        F(t, t') of the unreliable pool.
+    mr_max : float
+        Largest ratio M_r of reliable to unreliable machines.
+    charging_period_r : float
+        Seconds per charged unit on the reliable pool (1 = per second, 3600 = started hours).
+
+    Notes
+    -----
+    The throughput phase uses no replication and the deadline ``throughput_deadline`` = 4·t_ur.
+    """
+
+    n_tasks: int
+    n_unreliable: int
+    t_ur: float
+    t_r: float
+    c_ur: float
+    c_r: float
+    turnaround: TurnaroundModel
+    mr_max: float = 0.1
+    charging_period_r: float = 1.0
+
+    def __post_init__(self):
+        check_int("n_tasks", self.n_tasks, low=1)
+        check_int("n_unreliable", self.n_unreliable, low=1)
+        check_number("t_ur", self.t_ur, low=0, low_open=True)
+        check_number("t_r", self.t_r, low=0, low_open=True)
+        check_number("c_ur", self.c_ur, low=0)
+        check_number("c_r", self.c_r, low=0)
+        check_number("mr_max", self.mr_max, low=0)
+        check_number("charging_period_r", self.charging_period_r, low=0, low_open=True)
+        if not isinstance(self.turnaround, TurnaroundModel):
+            raise TypeError(
+                f"'turnaround' must be a TurnaroundModel; got {type(self.turnaround).__name__}."
+            )
+        p = self.turnaround.p_success_before(self.throughput_deadline)
+        if p < MIN_SUCCESS:
+            raise InputError(
+                f"the unreliable pool can never finish the bag: P(result before the throughput deadline "
+                f"4·t_ur={self.throughput_deadline:g} s) = {p:.3g}; check 't_ur' and 'turnaround'."
+            )
+
+    @property
+    def throughput_deadline(self) -> float:
+        """D_0 = 4·t_ur, the deadline of throughput-phase instances."""
+        return 4.0 * self.t_ur
+
+    @property
+    def reliable_task_cost(self) -> float:
+        """Cost of one reliable run: c_r·(t_r rounded up to the charging period)."""
+        period = self.charging_period_r
+        return self.c_r * math.ceil(self.t_r / period - 1e-12) * period
+
+    def n_reliable(self, mr: float) -> int:
+        """Reliable machines for ratio ``mr``."""
+        return n_reliable_machines(mr, self.n_unreliable)
+
+    def engine_arguments(self) -> dict:
+        """Scalars and tables the simulator needs."""
+        step = self.t_ur / 100.0
+        horizon = (self.n_tasks / self.n_unreliable + 50.0) * self.throughput_deadline
+        fs_table, breaks, values = self.turnaround.tables(step, horizon)
+        return {
+            "n_tasks": int(self.n_tasks),
+            "n_unreliable": int(self.n_unreliable),
+            "t_r": float(self.t_r),
+            "d0": float(self.throughput_deadline),
+            "c_ur": float(self.c_ur),
+            "c_r": float(self.c_r),
+            "charging_period_r": float(self.charging_period_r),
+            "fs_table": np.ascontiguousarray(fs_table, dtype=np.float64),
+            "gamma_breaks": np.ascontiguousarray(breaks, dtype=np.float64),
+            "gamma_values": np.ascontiguousarray(values, dtype=np.float64),
+        }
+
+
+def shifted_lognormal(mean: float, shift: float, sigma: float = 0.5):
+    """A lognormal of log-space ``sigma`` shifted to start at ``shift`` and scaled to ``mean``."""
+    check_number("shift", shift, low=0)
+    check_number("sigma", sigma, low=0, low_open=True)
+    check_number("mean", mean, low=shift, low_open=True, low_name=f"shift={shift:g}")
+    return stats.lognorm(s=sigma, loc=shift, scale=(mean - shift) / math.exp(sigma**2 / 2))
+
+
+def reference_environment(mr_max: float = 0.1) -> Environment:
+    """ExPERT's "Experiment 11" scenario (Table II, Table V row 11, Fig. 8).
+
+    150 tasks, 50 unreliable machines, t_ur = t_r = 2,066 s, γ = 0.827, c_ur = 1/3600 cent/s,
+    c_r = 34/3600 cent/s (EC2 m1.large).  F_s is a *stand-in* for the paper's Fig. 5 CDF (not
+    available as data): a lognormal with σ = 0.5 in log space shifted to start at 1,000 s and scaled
+    to a mean of 2,066 s.
+
+    Examples
+    --------
+    >>> env = reference_environment(0.1)
+    >>> env.n_tasks, env.n_unreliable, env.n_reliable(env.mr_max)
+    (150, 50, 5)
+    """
+    mr_max = check_number("mr_max", mr_max, low=0, high=1, low_open=True)
+    fs = shifted_lognormal(2066.0, 1000.0, 0.5)
+    return Environment(
+        n_tasks=150,
+        n_unreliable=50,
+        t_ur=2066.0,
+        t_r=2066.0,
+        c_ur=1 / 3600,
+        c_r=34 / 3600,
+        turnaround=TurnaroundModel.parametric(fs, 0.827),
+        mr_max=mr_max,
+        charging_period_r=1.0,
+    )
+
+
+def wl3_environment(mr_max: float = 0.5) -> Environment:
+    """A WL3-sized bag (Table III): 3,276 tasks on 200 unreliable machines, t_ur = t_r = 1,911 s.
+
+    γ = 0.974 (Table V, experiment 4, WL3); F_s a lognormal (σ = 0.5) shifted to WL3's shortest CPU
+    time, 1,484 s, with mean 1,911 s; prices as in the reference scenario.
+    """
+    mr_max = check_number("mr_max", mr_max, low=0, high=1, low_open=True)
+    fs = shifted_lognormal(1911.0, 1484.0, 0.5)
+    return Environment(
+        n_tasks=3276,
+        n_unreliable=200,
+        t_ur=1911.0,
+        t_r=1911.0,
+        c_ur=1 / 3600,
+        c_r=34 / 3600,
+        turnaround=TurnaroundModel.parametric(fs, 0.974),
+        mr_max=mr_max,
+    )

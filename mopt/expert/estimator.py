@@ -1,0 +1,146 @@
+"""The ExPERT estimator: replications of strategies by simulation (§IV, "EXPERT Estimator").
+
+One replication simulates the throughput phase (no replication, deadline 4·t_ur, shared by every
+strategy of the replication: common random numbers) and then the tail phase under the strategy.
+``makespan`` is the tail-phase makespan (T_tail → last task completes; the whole bag for AR) and
+``cost`` the cost per task of every instance that returned a result, in both phases.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.errors import InputError, MoptError, check_int
+from mopt.core.random import SeedLike, replication_keys, resolve_seed
+from mopt.expert import _engine
+from mopt.expert.environment import MIN_SUCCESS, Environment
+from mopt.expert.strategy import (
+    STATIC_STRATEGIES,
+    StaticStrategy,
+    Strategy,
+    as_ntdmr,
+    engine_parameters,
+)
+
+__all__ = ["estimate", "simulate_strategies", "resolve_strategy", "OUTPUT_COLUMNS"]
+
+OUTPUT_COLUMNS = tuple(_engine.OUTPUT_COLUMNS)
+
+
+def resolve_strategy(strategy, env: Environment):
+    """A Strategy (M_r checked against ``env``) or a StaticStrategy, from an object or a name."""
+    if isinstance(strategy, str):
+        if strategy not in STATIC_STRATEGIES:
+            raise InputError(
+                f"'strategy' must be a Strategy or one of {sorted(STATIC_STRATEGIES)}; got {strategy!r}."
+            )
+        return as_ntdmr(strategy, env) or STATIC_STRATEGIES[strategy]
+    if isinstance(strategy, StaticStrategy):
+        return as_ntdmr(strategy.name, env) or strategy
+    if not isinstance(strategy, Strategy):
+        raise TypeError(f"'strategy' must be a Strategy or a static strategy name; got {strategy!r}.")
+    if strategy.Mr > env.mr_max:
+        raise InputError(f"'Mr' must be in [0, mr_max={env.mr_max:g}]; got {strategy.Mr:g}.")
+    return strategy
+
+
+def can_finish(strategy: Strategy, env: Environment) -> bool:
+    """False if the strategy has no reliable fallback and no unreliable instance can meet D."""
+    if env.n_reliable(strategy.Mr) > 0 and not math.isinf(strategy.N):
+        return True
+    return env.turnaround.p_success_before(strategy.D) >= MIN_SUCCESS
+
+
+def _all_reliable(env: Environment, n_keys: int) -> np.ndarray:
+    n_r = env.n_reliable(env.mr_max)
+    if n_r == 0:
+        raise InputError("strategy 'AR' needs a reliable pool: 'mr_max' must be > 0; got 0.")
+    row = np.array([
+        math.ceil(env.n_tasks / n_r) * env.t_r,  # whole-bag makespan
+        env.reliable_task_cost,
+        0.0,
+        env.n_tasks,
+        min(n_r, env.n_tasks),
+        max(0, env.n_tasks - n_r),
+        env.n_tasks,
+    ])
+    return np.broadcast_to(row, (n_keys, len(row))).copy()
+
+
+def simulate_strategies(env: Environment, strategies, keys) -> np.ndarray:
+    """Replications (one per key) of resolved strategies: array (len(strategies), len(keys), 7)."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    out = np.empty((len(strategies), len(keys), len(OUTPUT_COLUMNS)))
+    sim = [k for k, s in enumerate(strategies) if not (isinstance(s, StaticStrategy) and s.name == "AR")]
+    for k, s in enumerate(strategies):
+        if k not in sim:
+            out[k] = _all_reliable(env, len(keys))
+        elif isinstance(s, Strategy) and not can_finish(s, env):
+            raise InputError(
+                f"strategy {s.name} can never finish: no unreliable instance returns before D={s.D:g} s "
+                f"(P = {env.turnaround.p_success_before(s.D):.3g}) and it has no reliable pool to fall back on."
+            )
+    if sim:
+        params = engine_parameters([strategies[k] for k in sim], env)
+        # identical simulator inputs give identical replications: simulate each once
+        table = np.column_stack([params[c].astype(float) for c in params])
+        unique, inverse = np.unique(table, axis=0, return_inverse=True)
+        first = np.array([np.flatnonzero(inverse.ravel() == u)[0] for u in range(len(unique))])
+        args = {c: np.ascontiguousarray(params[c][first]) for c in params}
+        reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
+        if np.isnan(reps).any():
+            bad = int(np.flatnonzero(np.isnan(reps).any(axis=(1, 2)))[0])
+            raise MoptError(
+                "a replication exceeded the simulator's safety cap on instances "
+                f"(strategy parameters {dict(zip(params, unique[bad], strict=True))}); "
+                "the strategy practically never finishes."
+            )
+        out[sim] = reps[inverse.ravel()]
+    return out
+
+
+def estimate(env: Environment, strategy, n_reps: int = 10, seed: SeedLike = None) -> pd.DataFrame:
+    """Replications of one strategy in an environment.
+
+    Parameters
+    ----------
+    env : Environment
+    strategy : Strategy or str
+        An NTDM_r strategy or a static strategy name from :data:`STATIC_STRATEGIES`.
+    n_reps : int
+        Replications.
+    seed : int, Generator or None
+        Replication r uses the r-th stream of the seed tree, shared by every strategy (common random
+        numbers): TRR, TR and AUR give exactly the replications of the equal NTDM_r strategies.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per replication: ``rep``, ``makespan`` (tail phase, s), ``cost`` (cents per task),
+        ``t_tail``, ``n_tail_tasks``, ``max_reliable_busy``, ``used_mr``, ``max_reliable_queue``,
+        ``n_reliable_instances``.
+
+    Examples
+    --------
+    >>> from mopt.expert import reference_environment, Strategy
+    >>> env = reference_environment(0.1)
+    >>> df = estimate(env, Strategy(N=3, T=2066, D=4132, Mr=0.02), n_reps=3, seed=1)
+    >>> list(df.columns[:3]), len(df)
+    (['rep', 'makespan', 'cost'], 3)
+    """
+    if not isinstance(env, Environment):
+        raise TypeError(f"'env' must be an Environment; got {type(env).__name__}.")
+    n_reps = check_int("n_reps", n_reps, low=1)
+    resolved = resolve_strategy(strategy, env)
+    keys = replication_keys(resolve_seed(seed), np.arange(n_reps))
+    reps = simulate_strategies(env, [resolved], keys)[0]
+    df = pd.DataFrame(reps, columns=list(OUTPUT_COLUMNS))
+    for c in ("n_tail_tasks", "max_reliable_busy", "max_reliable_queue", "n_reliable_instances"):
+        df[c] = df[c].astype(np.int64)
+    df.insert(0, "rep", np.arange(n_reps))
+    df.insert(df.columns.get_loc("max_reliable_busy") + 1, "used_mr", df["max_reliable_busy"] / env.n_unreliable)
+    return df
+

@@ -1,0 +1,185 @@
+"""NTDMrProblem: the NTDM_r strategy grid of an environment as a StochasticProblem."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.errors import InputError, check_number
+from mopt.core.problem import StochasticProblem
+from mopt.core.random import replication_keys
+from mopt.expert.environment import Environment
+from mopt.expert.estimator import can_finish, simulate_strategies
+from mopt.expert.strategy import Strategy, check_N
+
+__all__ = ["NTDMrProblem", "paper_grid", "high_resolution_grid", "MR_LADDER"]
+
+#: M_r values of the paper's Fig. 9 (seven values, 0.02 .. 0.5), cut at M_r^max
+MR_LADDER = (0.02, 0.04, 0.06, 0.1, 0.2, 0.3, 0.5)
+
+
+def paper_grid(env: Environment) -> dict:
+    """The paper's sampling (§VI): N = 0..3 and ∞; T and D at 5 values each in [0, 4·t_ur], denser at
+    the low end (T ∈ {0, ½, 1, 2, 4}·t_ur, D ∈ {¾, 1, 1½, 2, 4}·t_ur; T ≤ D); M_r ∈ {0.02 .. M_r^max}.
+
+    The paper's knee strategy (N=3, T=t_ur, D=2·t_ur, M_r=0.02) and the static AUR, TRR and TR are
+    points of this grid.
+    """
+    t = env.t_ur
+    return {
+        "N": [0, 1, 2, 3, math.inf],
+        "T": [0.0, 0.5 * t, t, 2 * t, 4 * t],
+        "D": [0.75 * t, t, 1.5 * t, 2 * t, 4 * t],
+        "Mr": [m for m in MR_LADDER if m <= env.mr_max + 1e-12],
+    }
+
+
+def high_resolution_grid(env: Environment, n_td: int = 20, n_max: int = 5) -> dict:
+    """A denser grid: N = 0..n_max and ∞; T, D at ``n_td`` values each, geometric (denser at the low
+    end; T also 0) in [t_ur/2, 4·t_ur]; ten M_r values in 0.02 .. M_r^max."""
+    t = env.t_ur
+    d = np.geomspace(0.5 * t, 4 * t, n_td)
+    ladder = (0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+    return {
+        "N": [*range(n_max + 1), math.inf],
+        "T": [0.0, *np.geomspace(0.25 * t, 4 * t, n_td - 1)],
+        "D": list(d),
+        "Mr": [m for m in ladder if m <= env.mr_max + 1e-12],
+    }
+
+
+def _values(name: str, values, *, low=0.0, high=math.inf, low_open=False, high_name=None) -> np.ndarray:
+    if isinstance(values, (int, float)):
+        values = [values]
+    try:
+        seq = list(values)
+    except TypeError:
+        raise TypeError(f"'{name}' must be a list of numbers; got {values!r}.") from None
+    if not seq:
+        raise InputError(f"'{name}' must list at least one value; got [].")
+    arr = np.array([check_number(name, v, low=low, high=high, low_open=low_open, high_name=high_name) for v in seq])
+    return np.unique(arr)
+
+
+class NTDMrProblem(StochasticProblem):
+    """The NTDM_r strategies of a grid, objectives ``("makespan", "cost")``.
+
+    Designs are the grid points with T ≤ D.  With N = ∞ the reliable pool is never used, so M_r is
+    irrelevant: each (T, D) appears once, with the first M_r value.  Strategies that can never finish
+    (no reliable fallback and no unreliable result possible before D) are left out and counted in
+    :attr:`n_excluded`.  The design vector is the four grid indices ``(iN, iT, iD, iMr)``.
+
+    Parameters
+    ----------
+    env : Environment
+    N, T, D, Mr : lists of values or None
+        Grid values (None: :func:`paper_grid`).  N may contain ``math.inf``.
+    n_reps : int
+        Replications per design for pymoo's ``_evaluate`` and the default of ``exhaustive``.
+    seed : int
+        Seed of ``_evaluate``.
+
+    Examples
+    --------
+    >>> from mopt.expert import reference_environment
+    >>> prob = NTDMrProblem(reference_environment(0.1))
+    >>> prob.n_designs, prob.decode(prob.design(0))
+    (289, {'N': 0, 'T': 0.0, 'D': 1549.5, 'Mr': 0.02})
+    """
+
+    parameter_names = ("N", "T", "D", "Mr")
+
+    def __init__(self, env: Environment, *, N=None, T=None, D=None, Mr=None, n_reps: int = 10, seed: int = 0):
+        if not isinstance(env, Environment):
+            raise TypeError(f"'env' must be an Environment; got {type(env).__name__}.")
+        grid = paper_grid(env)
+        self.env = env
+        self.grid = {
+            "N": np.array(sorted({check_N(n) for n in (grid["N"] if N is None else _listify("N", N))}), dtype=float),
+            "T": _values("T", grid["T"] if T is None else T),
+            "D": _values("D", grid["D"] if D is None else D, low_open=True),
+            "Mr": _values("Mr", grid["Mr"] if Mr is None else Mr, high=env.mr_max,
+                          high_name=f"mr_max={env.mr_max:g}"),
+        }
+        rows, excluded = [], 0
+        g = self.grid
+        for a, n in enumerate(g["N"]):
+            for b, t in enumerate(g["T"]):
+                for c, d in enumerate(g["D"]):
+                    if t > d:
+                        continue
+                    for e, mr in enumerate(g["Mr"]):
+                        if math.isinf(n) and e > 0:
+                            break
+                        if not can_finish(Strategy(n, t, d, mr), env):
+                            excluded += 1
+                            continue
+                        rows.append((a, b, c, e))
+        if not rows:
+            raise InputError("the strategy grid has no design with T <= D that can finish.")
+        self._x = np.array(rows, dtype=np.int64)
+        self._lookup = {tuple(r): i for i, r in enumerate(rows)}
+        self.n_excluded = excluded
+        sizes = [len(g[k]) for k in self.parameter_names]
+        super().__init__(objectives=("makespan", "cost"), n_var=4, xl=np.zeros(4, int),
+                         xu=np.array(sizes) - 1, n_reps=n_reps, seed=seed)
+
+    @property
+    def n_designs(self) -> int:
+        return len(self._x)
+
+    def design(self, i: int) -> np.ndarray:
+        return self._x[self._check_index(i)].copy()
+
+    def index(self, x) -> int:
+        key = tuple(int(v) for v in np.asarray(x).ravel())
+        try:
+            return self._lookup[key]
+        except KeyError:
+            raise InputError(f"'x'={list(key)} is not a design of this grid (T > D, or left out).") from None
+
+    def decode(self, x) -> dict:
+        a, b, c, e = (int(v) for v in np.asarray(x).ravel())
+        n = self.grid["N"][a]
+        return {"N": math.inf if math.isinf(n) else int(n), "T": float(self.grid["T"][b]),
+                "D": float(self.grid["D"][c]), "Mr": float(self.grid["Mr"][e])}
+
+    def strategy(self, i: int) -> Strategy:
+        """The Strategy of design ``i``."""
+        return Strategy(**self.decode(self.design(i)))
+
+    def designs_frame(self, indices) -> pd.DataFrame:
+        indices = np.asarray(indices, dtype=np.int64)
+        x = self._x[indices]
+        df = pd.DataFrame({k: self.grid[k][x[:, j]] for j, k in enumerate(self.parameter_names)})
+        df.insert(0, "design", indices)
+        return df
+
+    def _replicate(self, indices, reps, entropy):
+        strategies = [self.strategy(int(i)) for i in indices]
+        keys = replication_keys(entropy, reps)
+        return simulate_strategies(self.env, strategies, keys)[:, :, :2]
+
+    def _identity(self) -> dict:
+        env = self.env
+        return {
+            **super()._identity(),
+            "env": {k: getattr(env, k) for k in ("n_tasks", "n_unreliable", "t_ur", "t_r", "c_ur", "c_r",
+                                                 "mr_max", "charging_period_r")},
+            "turnaround": [env.turnaround.fs_table.tobytes().hex()[:64], env.turnaround.gamma_values.tolist()],
+            "grid": {k: v.tolist() for k, v in self.grid.items()},
+        }
+
+
+def _listify(name, values):
+    if isinstance(values, (int, float)):
+        return [values]
+    try:
+        seq = list(values)
+    except TypeError:
+        raise TypeError(f"'{name}' must be a list of values; got {values!r}.") from None
+    if not seq:
+        raise InputError(f"'{name}' must list at least one value; got [].")
+    return seq

@@ -1,0 +1,52 @@
+"""Search methods behind :func:`mopt.solve`, all sharing the driver in :mod:`mopt.solvers.base`."""
+
+from __future__ import annotations
+
+from mopt.core.errors import InputError
+from mopt.solvers.base import Solver, run
+from mopt.solvers.blind_pick import BlindPick
+from mopt.solvers.exhaustive import Exhaustive
+
+__all__ = ["METHODS", "solve", "Solver"]
+
+#: method name -> Solver class
+METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick)}
+
+
+def solve(problem, method: str, *, budget=None, seed=None, executor=None, progress=False, **options):
+    """Search ``problem`` with ``method`` and return a :class:`~mopt.Result`.
+
+    Parameters
+    ----------
+    problem : StochasticProblem
+    method : str
+        One of :data:`METHODS`.
+    budget : int or None
+        Replications to spend at most (None: the method's natural budget).
+    seed : int, numpy.random.Generator or None
+        Same seed ⇒ same result, whatever the executor or batching.
+    executor : concurrent.futures.Executor, dask Client or None
+        Where replications run (None: in this process).
+    progress : bool
+        Show a progress bar of replications spent / budget.
+    **options
+        Method options (e.g. ``n_reps`` for ``exhaustive``, ``alpha`` for ``blind_pick``).
+
+    Examples
+    --------
+    >>> import mopt
+    >>> def sim(p, rng):
+    ...     return (p["x"] + rng.normal(0, 0.1), (3 - p["x"]) ** 2)
+    >>> prob = mopt.FunctionProblem(sim, [{"x": x} for x in range(4)], ["time", "cost"])
+    >>> res = mopt.solve(prob, "exhaustive", seed=1, n_reps=5)
+    >>> res.n_evals, len(res.front)
+    (20, 4)
+    """
+    from mopt.core.problem import StochasticProblem
+
+    if not isinstance(problem, StochasticProblem):
+        raise TypeError(f"'problem' must be a mopt StochasticProblem; got {type(problem).__name__}.")
+    if method not in METHODS:
+        raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r}.")
+    return run(problem, METHODS[method](**options), budget=budget, seed=seed, executor=executor,
+               progress=progress)

@@ -1,0 +1,158 @@
+"""The shared search driver: one loop, one budget, one bookkeeping for every method.
+
+A method is a :class:`Solver` subclass that only decides what to simulate next
+(:meth:`Solver._ask`); :func:`run` owns the loop, spends the budget (counted in replications),
+ships batches to the executor and builds the :class:`~mopt.Result`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mopt.core.errors import InputError, MoptError, check_int
+from mopt.core.execute import make_batches, run_batches
+from mopt.core.random import resolve_seed
+from mopt.core.result import Result, summarise
+
+__all__ = ["Solver", "SearchState", "run"]
+
+
+@dataclass
+class SearchState:
+    """What a method sees: the problem, the budget, its own Generator and every replication so far."""
+
+    problem: object
+    budget: int
+    rng: np.random.Generator
+    samples: dict[int, np.ndarray] = field(default_factory=dict)
+    spent: int = 0
+
+    @property
+    def remaining(self) -> int:
+        return self.budget - self.spent
+
+    def n_reps(self, i: int) -> int:
+        s = self.samples.get(int(i))
+        return 0 if s is None else len(s)
+
+    def means(self, indices) -> np.ndarray:
+        """Objective means of ``indices`` (shape (len, n_obj)); NaN for designs never simulated."""
+        out = np.full((len(indices), self.problem.n_obj), np.nan)
+        for k, i in enumerate(indices):
+            s = self.samples.get(int(i))
+            if s is not None and len(s):
+                out[k] = s.mean(axis=0)
+        return out
+
+
+class Solver:
+    """Base class of the search methods.
+
+    Constructors only store options; :meth:`_check` validates them against a problem and budget
+    when the search starts.  Subclasses implement :meth:`_default_budget`, :meth:`_check` and
+    :meth:`_ask`.
+    """
+
+    name = "solver"
+    #: option name -> default value
+    defaults: dict = {}
+
+    def __init__(self, **options):
+        unknown = sorted(set(options) - set(self.defaults))
+        if unknown:
+            known = ", ".join(sorted(self.defaults)) or "none"
+            raise InputError(f"unknown option {unknown[0]!r} for method {self.name!r}; options are: {known}.")
+        self.options = {**self.defaults, **options}
+
+    def _default_budget(self, problem) -> int:
+        raise NotImplementedError
+
+    def _check(self, problem, budget: int) -> None:
+        """Validate the options for ``problem`` and ``budget`` (raise InputError naming the option)."""
+
+    def _ask(self, state: SearchState) -> list[tuple[np.ndarray, int]]:
+        """Next replications to run: a list of ``(design indices, replications to add to each)``.
+
+        An empty list ends the search.
+        """
+        raise NotImplementedError
+
+    def _info(self, state: SearchState) -> dict:
+        return {}
+
+
+def _workers(executor) -> int:
+    for attr in ("_max_workers", "n_workers"):
+        n = getattr(executor, attr, None)
+        if isinstance(n, int) and n > 0:
+            return n
+    try:  # a dask Client
+        return max(1, sum(executor.nthreads().values()))
+    except Exception:  # noqa: BLE001 - anything that is not a Client
+        return 4
+
+
+def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progress=False) -> Result:
+    """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
+    entropy = resolve_seed(seed)
+    if budget is None:
+        budget = solver._default_budget(problem)
+    else:
+        budget = check_int("budget", budget, low=1)
+    solver._check(problem, budget)
+    state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=budget, unit="rep", desc=solver.name, leave=False)
+    chunk = math.inf if executor is None else None
+    try:
+        while True:
+            requests = solver._ask(state)
+            if not requests:
+                break
+            total = sum(len(np.atleast_1d(idx)) * int(n) for idx, n in requests)
+            if total == 0:
+                break
+            if total > state.remaining:
+                raise MoptError(
+                    f"method {solver.name!r} asked for {total} replications with {state.remaining} left "
+                    "(a bug in the method: please report it)."
+                )
+            batches = []
+            for idx, n in requests:
+                idx = np.unique(np.asarray(idx, dtype=np.int64))
+                by_count: dict[int, list[int]] = {}
+                for i in idx:
+                    by_count.setdefault(state.n_reps(i), []).append(int(i))
+                for have, group in sorted(by_count.items()):
+                    reps = np.arange(have, have + int(n))
+                    size = chunk if chunk is not None else max(
+                        len(reps), math.ceil(len(group) * len(reps) / (4 * _workers(executor)))
+                    )
+                    batches += make_batches(group, reps, int(min(size, 2**62)))
+            arrays = run_batches(problem, batches, entropy, executor, bar.update if bar else None)
+            for (idx, _reps), arr in zip(batches, arrays, strict=True):
+                for k, i in enumerate(idx):
+                    old = state.samples.get(int(i))
+                    state.samples[int(i)] = arr[k] if old is None else np.concatenate([old, arr[k]])
+            state.spent += total
+    finally:
+        if bar is not None:
+            bar.close()
+    order = np.array(sorted(state.samples), dtype=np.int64)
+    evaluations = summarise(
+        problem.designs_frame(order), [state.samples[int(i)] for i in order], problem.objectives
+    )
+    return Result(
+        method=solver.name,
+        seed=entropy,
+        n_evals=int(state.spent),
+        objectives=tuple(problem.objectives),
+        evaluations=evaluations,
+        info={"budget": int(budget), **solver._info(state)},
+    )

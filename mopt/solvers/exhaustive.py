@@ -1,0 +1,42 @@
+"""Exhaustive search: every design, ``n_reps`` replications each (brute-force Monte Carlo)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mopt.core.errors import InputError, check_int
+from mopt.solvers.base import SearchState, Solver
+
+__all__ = ["Exhaustive"]
+
+
+class Exhaustive(Solver):
+    """Every design with ``n_reps`` replications (default: the problem's ``n_reps``).
+
+    With a ``budget`` smaller than ``n_designs × n_reps``, every design gets
+    ``budget // n_designs`` replications.
+    """
+
+    name = "exhaustive"
+    defaults = {"n_reps": None}
+
+    def _reps(self, problem) -> int:
+        n = self.options["n_reps"]
+        return check_int("n_reps", problem.n_reps if n is None else n, low=1)
+
+    def _default_budget(self, problem) -> int:
+        return problem.n_designs * self._reps(problem)
+
+    def _check(self, problem, budget):
+        self._reps(problem)
+        if budget < problem.n_designs:
+            raise InputError(
+                f"'budget' must be >= n_designs={problem.n_designs} for method 'exhaustive'; got {budget}."
+            )
+
+    def _ask(self, state: SearchState):
+        if state.spent:
+            return []
+        n_designs = state.problem.n_designs
+        n = min(self._reps(state.problem), state.budget // n_designs)
+        return [(np.arange(n_designs), n)]
