@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mopt.expert.environment import Environment, reference_environment, wl3_environment
 from mopt.expert.estimator import estimate
+from mopt.expert.pool import estimate_n_unreliable
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid, paper_grid
 from mopt.expert.strategy import STATIC_STRATEGIES, Strategy
 from mopt.expert.turnaround import TurnaroundModel
@@ -15,6 +16,7 @@ __all__ = [
     "Strategy",
     "TurnaroundModel",
     "estimate",
+    "estimate_n_unreliable",
     "high_resolution_grid",
     "paper_grid",
     "reference_environment",

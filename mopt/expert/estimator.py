@@ -74,11 +74,13 @@ def simulate_strategies(env: Environment, strategies, keys) -> np.ndarray:
     """Replications (one per key) of resolved strategies: array (len(strategies), len(keys), 7)."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     out = np.empty((len(strategies), len(keys), len(OUTPUT_COLUMNS)))
-    sim = [k for k, s in enumerate(strategies) if not (isinstance(s, StaticStrategy) and s.name == "AR")]
+    sim = []
     for k, s in enumerate(strategies):
-        if k not in sim:
+        if isinstance(s, StaticStrategy) and s.name == "AR":
             out[k] = _all_reliable(env, len(keys))
-        elif isinstance(s, Strategy) and not can_finish(s, env):
+            continue
+        sim.append(k)
+        if isinstance(s, Strategy) and not can_finish(s, env):
             raise InputError(
                 f"strategy {s.name} can never finish: no unreliable instance returns before D={s.D:g} s "
                 f"(P = {env.turnaround.p_success_before(s.D):.3g}) and it has no reliable pool to fall back on."
@@ -87,8 +89,7 @@ def simulate_strategies(env: Environment, strategies, keys) -> np.ndarray:
         params = engine_parameters([strategies[k] for k in sim], env)
         # identical simulator inputs give identical replications: simulate each once
         table = np.column_stack([params[c].astype(float) for c in params])
-        unique, inverse = np.unique(table, axis=0, return_inverse=True)
-        first = np.array([np.flatnonzero(inverse.ravel() == u)[0] for u in range(len(unique))])
+        unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
         args = {c: np.ascontiguousarray(params[c][first]) for c in params}
         reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
         if np.isnan(reps).any():
