@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import os as _os
+
+import numba as _numba
+
+# The simulators run prange loops; numba's default GNU OpenMP layer kills a forked child process,
+# which breaks ProcessPoolExecutor (fork on Linux).  "forksafe" picks a layer that survives fork
+# (TBB if installed, else the built-in workqueue).  A user's NUMBA_THREADING_LAYER wins.
+if "NUMBA_THREADING_LAYER" not in _os.environ:
+    _numba.config.THREADING_LAYER = "forksafe"
+
 from mopt.expert.environment import Environment, reference_environment, wl3_environment
 from mopt.expert.estimator import estimate
 from mopt.expert.pool import estimate_n_unreliable

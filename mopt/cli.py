@@ -1,0 +1,401 @@
+"""The ``mopt`` command: ``demo``, ``frontier SCENARIO.toml`` and ``decide DIR --utility SPEC``.
+
+Bad input (a malformed or mistyped scenario file, an out-of-range value, a missing file, a bad
+utility spec) ends with one line on stderr, ``mopt: error: <message>``, and exit code 2 — never a
+traceback (set ``MOPT_DEBUG=1`` to see one).  Outputs are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.errors import InputError, MoptError
+
+__all__ = ["main", "build_parser"]
+
+FS_NOTE = (
+    "note: F_s is a stand-in (a shifted lognormal) for the paper's Fig. 5 CDF, which is not "
+    "available as data."
+)
+STRATEGY_COLUMNS = ["N", "T", "D", "Mr"]
+DEMO_BUDGET = 1.0  # cent/task
+DEMO_DEADLINE = 8000.0  # s
+MAX_ROWS = 40  # frontier rows printed by `mopt frontier` (all are written to front.csv)
+
+
+# -- argument parsing --------------------------------------------------------------------------
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1; got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``mopt`` command."""
+    parser = argparse.ArgumentParser(
+        prog="mopt",
+        description="Multi-objective search over scheduling strategies estimated by simulation.",
+        epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(p, out_default: str | None):
+        p.add_argument("--out", metavar="DIR", default=out_default,
+                       help=f"output directory (default: {out_default or './mopt-<scenario name>'})")
+        p.add_argument("--seed", type=_seed, default=None, metavar="S",
+                       help="seed of the run (default: 1, or the scenario's [run] seed)")
+        p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
+                       help="processes for the replications (>= 2: a process pool; same results)")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    demo = sub.add_parser(
+        "demo", help="ExPERT's reference scenario end to end (frontier, decisions, figure)",
+        description="ExPERT's 'Experiment 11' (M_r^max = 0.1): the paper's grid searched exhaustively "
+                    "with 10 replications, the Pareto frontier, the strategies that simple utilities "
+                    "choose, the static strategies, and a figure like the paper's Fig. 7.",
+    )
+    common(demo, "mopt-demo")
+    demo.set_defaults(func=_demo)
+
+    frontier = sub.add_parser("frontier", help="the Pareto frontier of a scenario file",
+                              description="Search the strategy grid of SCENARIO.toml and write "
+                                          "front.csv, evaluations.csv, result.json and front.png.")
+    frontier.add_argument("scenario", metavar="SCENARIO.toml")
+    common(frontier, None)
+    from mopt.solvers import METHODS
+
+    frontier.add_argument("--method", default=None,
+                          help=f"search method, one of {', '.join(sorted(METHODS))} (default: the scenario's)")
+    frontier.add_argument("--budget", type=_positive_int, default=None, metavar="B",
+                          help="replications to spend at most (default: the scenario's / the method's)")
+    frontier.set_defaults(func=_frontier)
+
+    decide = sub.add_parser(
+        "decide", help="choose from a result directory by utility",
+        description="Print the row of a result directory (written by 'frontier' or 'demo') that each "
+                    "utility prefers.  SPEC is a call such as 'minimize(makespan)', "
+                    "'product(makespan, cost)', 'weighted(makespan=1, cost=3600)', "
+                    "'within_budget(cost, 1.0, then=makespan)', 'by_deadline(makespan, 20000, then=cost)'.",
+    )
+    decide.add_argument("directory", metavar="DIR")
+    decide.add_argument("--utility", action="append", required=True, metavar="SPEC",
+                        help="a utility (repeat for several)")
+    decide.set_defaults(func=_decide)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``mopt`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors (code 2) and --help (code 0)
+        return int(exc.code or 0)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # e.g. `mopt demo | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
+        if os.environ.get("MOPT_DEBUG"):
+            raise
+        code = 2 if isinstance(exc, (InputError, TypeError, ValueError, OSError)) else 1
+        print(f"mopt: error: {_message(exc)}", file=sys.stderr)
+        return code
+    except KeyboardInterrupt:
+        print("mopt: interrupted", file=sys.stderr)
+        return 130
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.strerror}: '{exc.filename}'" if exc.filename else exc.strerror
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+# -- shared pieces -----------------------------------------------------------------------------
+def _init_worker(threads: int) -> None:
+    """Share the cores between the workers: each runs the compiled simulators on ``threads``."""
+    import numba
+
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+
+
+@contextmanager
+def _executor(workers: int):
+    """None (in-process) for one worker, else a process pool (results are identical).
+
+    Workers come from a fork server that has imported the simulators but never run them: forking
+    a process whose OpenMP runtime (numba's parallel loops) is already running is unsafe.
+    """
+    if workers < 2:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(["mopt.expert"])
+    threads = (os.cpu_count() or 1) // workers
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
+        yield pool
+
+
+def _progress(args) -> bool:
+    return not args.quiet and sys.stderr.isatty()
+
+
+def _fmt_n(n) -> str:
+    return "inf" if math.isinf(float(n)) else f"{int(n)}"
+
+
+def _formatter(name: str, column: pd.Series):
+    """How one column of a table is printed (missing values as ``-``)."""
+    if name == "N":
+        f = _fmt_n
+    elif name in ("T", "D"):  # grid values: whole seconds unless some are not
+        values = column.dropna().to_numpy(dtype=float)
+        f = "{:.0f}".format if np.allclose(values, np.round(values), atol=0.05) else "{:.1f}".format
+    elif name in ("makespan", "design"):
+        f = "{:.0f}".format
+    elif name == "Mr":
+        f = "{:.2f}".format
+    elif name == "cost":
+        f = "{:.3f}".format
+    elif pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        f = "{:.4g}".format
+    else:  # text, left-aligned
+        width = max(len(name), int(column.astype(str).str.len().max()))
+
+        def f(v):
+            return str(v).ljust(width)
+
+    def cell(v):
+        return "-" if isinstance(v, float) and math.isnan(v) else f(v)
+
+    return cell
+
+
+def format_table(df: pd.DataFrame, columns: list[str] | None = None) -> str:
+    """A plain-text table of strategy rows: N as ``inf`` or an integer, seconds rounded to 1 s,
+    text left-aligned, missing values as ``-``."""
+    if len(df) == 0:
+        return "(none)"
+    columns = [c for c in (columns or list(df.columns)) if c in df.columns]
+    table = df[columns]
+    # text columns get left-aligned headers of their own width
+    headers = {c: c.ljust(int(table[c].astype(str).str.len().max())) for c in columns
+               if not pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c])}
+    formatters = {headers.get(c, c): _formatter(c, table[c]) for c in columns}
+    text = table.rename(columns=headers).to_string(index=False, formatters=formatters, na_rep="-")
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def _choose(result, utilities: dict) -> dict:
+    """Label -> chosen row (None when no evaluated design satisfies the utility)."""
+    out = {}
+    for label, u in utilities.items():
+        try:
+            out[label] = result.best(u)
+        except InputError as exc:
+            if "no evaluated design satisfies" not in str(exc):
+                raise
+            out[label] = None
+    return out
+
+
+def _chosen_table(chosen: dict, columns: list[str]) -> str:
+    rows = []
+    for label, row in chosen.items():
+        if row is None:
+            rows.append({"choice": label, **{c: math.nan for c in columns}})
+        else:
+            rows.append({"choice": label, **{c: row[c] for c in columns}})
+    return format_table(pd.DataFrame(rows), ["choice", *columns])
+
+
+def _dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
+    """Whether some frontier row is at least as good in both objectives and better in one."""
+    m, c = front["makespan"].to_numpy(), front["cost"].to_numpy()
+    return bool((((m <= makespan) & (c <= cost)) & ((m < makespan) | (c < cost))).any())
+
+
+def _write_outputs(result, out: Path, figure) -> list[Path]:
+    from mopt.plot import save_figure
+
+    result.to_csv(out)
+    save_figure(figure, out / "front.png")
+    return [out / n for n in ("front.csv", "evaluations.csv", "result.json")] + [out / "front.png"]
+
+
+# -- demo --------------------------------------------------------------------------------------
+def _demo(args) -> int:
+    import mopt
+    from mopt.core.result import atomic_write
+    from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
+    from mopt.plot import plot_frontier
+
+    seed = 1 if args.seed is None else args.seed
+    out = Path(args.out)
+    env = reference_environment(0.1)
+    problem = NTDMrProblem(env, n_reps=10, seed=seed)
+    print(
+        f"ExPERT reference scenario (\"Experiment 11\"): {env.n_tasks} tasks, {env.n_unreliable} "
+        f"unreliable machines, t_ur = t_r = {env.t_ur:g} s, gamma = {env.turnaround.gamma_values[0]:g}, "
+        f"c_ur = 1/3600, c_r = 34/3600 cent/s, M_r^max = {env.mr_max:g}.\nPaper grid: {problem.n_designs} strategies x 10 replications "
+        f"(exhaustive), seed {seed}."
+    )
+    print(FS_NOTE)
+    with _executor(args.workers) as executor:
+        result = mopt.solve(problem, "exhaustive", seed=seed, executor=executor,
+                            progress=_progress(args), n_reps=10)
+    result = dataclasses.replace(result, info={**result.info, "scenario": "reference_environment(0.1)",
+                                               "note": FS_NOTE})
+    front = result.front
+    columns = [*STRATEGY_COLUMNS, "makespan", "cost"]
+    print(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} strategies "
+          "(makespan = tail phase [s], cost [cent/task])")
+    print(format_table(front, columns))
+
+    u = mopt.utility
+    utilities = {
+        "min makespan": u.minimize("makespan"),
+        "min cost": u.minimize("cost"),
+        "min makespan x cost": u.product("makespan", "cost"),
+        f"budget: cost <= {DEMO_BUDGET:g}, then min makespan": u.within_budget("cost", DEMO_BUDGET,
+                                                                               then="makespan"),
+        f"deadline: makespan <= {DEMO_DEADLINE:g} s, then min cost": u.by_deadline(
+            "makespan", DEMO_DEADLINE, then="cost"),
+    }
+    chosen = _choose(result, utilities)
+    print("\nChosen strategies (the paper's Fig. 7 decisions):")
+    print(_chosen_table(chosen, columns))
+
+    rows = []
+    for name in STATIC_STRATEGIES:
+        means = estimate(env, name, 10, seed)[["makespan", "cost"]].mean()
+        rows.append({"name": name, "makespan": float(means["makespan"]), "cost": float(means["cost"]),
+                     "dominated_by_frontier": _dominated(front, means["makespan"], means["cost"])})
+    statics = pd.DataFrame(rows)
+    print("\nStatic strategies (10 replications, same seed; AR's makespan is the whole bag's):")
+    shown = statics.assign(dominated_by_frontier=statics["dominated_by_frontier"].map({True: "yes", False: "no"}))
+    print(format_table(shown, ["name", "makespan", "cost", "dominated_by_frontier"]))
+
+    fig = plot_frontier(
+        result.evaluations, front,
+        chosen={k: v for k, v in chosen.items() if v is not None}, statics=statics, yscale="log",
+        title=r"ExPERT reference scenario (Experiment 11, $M_r^{max}$ = 0.1)",
+        caption=f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}. "
+                "F_s is a stand-in (shifted lognormal) for the paper's Fig. 5 CDF.",
+    )
+    written = _write_outputs(result, out, fig)
+    atomic_write(out / "statics.csv", lambda p: statics.to_csv(p, index=False))
+    written.append(out / "statics.csv")
+    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    print(FS_NOTE)
+    return 0
+
+
+# -- frontier ----------------------------------------------------------------------------------
+def _frontier(args) -> int:
+    import mopt
+    from mopt.plot import plot_frontier
+    from mopt.scenario import load_scenario
+
+    scenario = load_scenario(args.scenario)
+    method = args.method or scenario.method
+    if method not in mopt.METHODS:
+        raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
+    budget = args.budget if args.budget is not None else scenario.budget
+    seed = scenario.seed if args.seed is None else args.seed
+    out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    problem = scenario.problem(seed=seed)
+    print(f"{scenario.path}: {problem.n_designs} strategies"
+          + (f" ({problem.n_excluded} that can never finish left out)" if problem.n_excluded else "")
+          + f"; method {method}, {scenario.n_reps} replications each, seed {seed}"
+          + (f", budget {budget}" if budget is not None else "") + ".")
+    if scenario.turnaround_kind == "shifted_lognormal":
+        print("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
+              "the paper's Fig. 5 CDF, which is not available as data).")
+    try:
+        with _executor(args.workers) as executor:
+            result = mopt.solve(problem, method, budget=budget, seed=seed, executor=executor,
+                                progress=_progress(args), n_reps=scenario.n_reps)
+    except InputError as exc:
+        if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
+            raise InputError(f"{scenario.path}: [run] {exc}") from None
+        raise
+    result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
+                                               "n_excluded": int(problem.n_excluded)})
+    front = result.front
+    print(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated strategies, "
+          f"{result.n_evals} replications (makespan = tail phase [s], cost [cent/task])")
+    shown = front
+    if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
+        shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
+    print(format_table(shown, [*STRATEGY_COLUMNS, "makespan", "cost"]))
+    if len(shown) < len(front):
+        print(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
+              f"{out / 'front.csv'})")
+    fig = plot_frontier(
+        result.evaluations, front, title=f"{scenario.name}: Pareto frontier",
+        caption=f"{scenario.path}; method {method}, {result.n_evals} replications, seed {seed}.",
+    )
+    written = _write_outputs(result, out, fig)
+    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    return 0
+
+
+# -- decide ------------------------------------------------------------------------------------
+def _decide(args) -> int:
+    from mopt.core.result import Result
+    from mopt.utility_spec import parse_utility
+
+    utilities = {}
+    for spec in args.utility:
+        u = parse_utility(spec)
+        utilities[u.name] = u
+    result = Result.read_csv(args.directory)
+    objectives = list(result.objectives)
+    hidden = {"design", "n_reps", *objectives, *(f"{o}_se" for o in objectives)}
+    params = [c for c in result.evaluations.columns if c not in hidden]
+    chosen = _choose(result, utilities)
+    print(f"{args.directory}: {len(result.evaluations)} evaluated designs, {len(result.front)} on the "
+          f"Pareto frontier (method {result.method}, seed {result.seed}).")
+    print(_chosen_table(chosen, ["design", *params, *objectives]))
+    for label, row in chosen.items():
+        if row is None:
+            print(f"no evaluated design satisfies {label}.")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

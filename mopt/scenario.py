@@ -1,0 +1,362 @@
+"""Scenario files: an ExPERT environment, a strategy grid and run settings in TOML.
+
+A scenario file has four sections; every key is checked, and a mistyped one is an error that names
+the file, the section and the key, with a suggestion::
+
+    [environment]                 # a bag of tasks on an unreliable + a reliable pool (ExPERT Table I)
+    n_tasks = 150
+    n_unreliable = 50             # #ur, effective size of the unreliable pool
+    t_ur = 2066                   # mean CPU time of a successful unreliable instance [s]
+    t_r = 2066                    # task time on a reliable machine [s] (optional, default t_ur)
+    c_ur = "1/3600"               # cents per second; a number or a fraction string "a/b"
+    c_r = "34/3600"
+    mr_max = 0.1                  # optional, default 0.1
+    charging_period_r = 1         # optional, default 1 (per second; 3600 = started hours)
+
+    [turnaround]                  # F(t, t') = F_s(t)·γ(t')
+    kind = "shifted_lognormal"    # F_s: a lognormal shifted to start at `shift`, scaled to `mean`
+    mean = 2066
+    shift = 1000
+    sigma = 0.5                   # optional, default 0.5 (log space)
+    reliability = 0.827           # γ
+
+    # or, from observed instances (CSV with columns send_time, turnaround_time;
+    # "inf" or an empty field = no result; extra columns are ignored):
+    # kind = "instances"
+    # file = "instances.csv"      # relative to this TOML file
+    # deadline = 8264             # D of the observed instances [s]
+    # t_tail = 20000              # optional: online γ as known at T_tail (default: offline γ)
+    # group_size = 50             # optional
+
+    [grid]                        # optional; absent = the paper's grid
+    preset = "paper"              # or "high_resolution"; lists below override the preset
+    N = [0, 1, 2, 3, "inf"]       # "inf" (or TOML's inf) = never use the reliable pool
+    T = [0, 1033, 2066]
+    D = [2066, 4132]
+    Mr = [0.02, 0.1]
+
+    [run]                         # optional
+    method = "exhaustive"         # one of mopt.METHODS
+    n_reps = 10
+    seed = 1
+    budget = 2890                 # optional, replications
+
+Costs (``c_ur``, ``c_r``) may be numbers or simple fraction strings ``"a/b"`` of two non-negative
+decimal numbers (``"34/3600"`` is 34/3600 cent/s, EC2 m1.large's rate in the paper).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import difflib
+import math
+import numbers
+import os
+import re
+import tomllib
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mopt.core.errors import InputError, check_int, check_number
+from mopt.expert.environment import Environment, shifted_lognormal
+from mopt.expert.problem import NTDMrProblem, high_resolution_grid
+from mopt.expert.turnaround import TurnaroundModel
+
+__all__ = ["Scenario", "load_scenario"]
+
+_ENVIRONMENT = {
+    "n_tasks": True, "n_unreliable": True, "t_ur": True, "t_r": False, "c_ur": True, "c_r": True,
+    "mr_max": False, "charging_period_r": False,
+}  # key -> required
+_TURNAROUND = {
+    "shifted_lognormal": {"kind": True, "mean": True, "shift": True, "sigma": False, "reliability": True},
+    "instances": {"kind": True, "file": True, "deadline": True, "t_tail": False, "group_size": False},
+}
+_GRID = {"preset": False, "N": False, "T": False, "D": False, "Mr": False}
+_RUN = {"method": False, "n_reps": False, "seed": False, "budget": False}
+_SECTIONS = {"environment": True, "turnaround": True, "grid": False, "run": False}
+_PRESETS = ("paper", "high_resolution")
+_FRACTION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*/\s*(\d+(?:\.\d*)?|\.\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded scenario file.
+
+    Attributes
+    ----------
+    env : Environment
+    problem_kwargs : dict
+        The grid, ``N``, ``T``, ``D``, ``Mr`` lists for :class:`~mopt.expert.NTDMrProblem`
+        (empty: the paper's grid).
+    method : str
+    n_reps : int
+    seed : int
+    budget : int or None
+    turnaround_kind : str
+        ``"shifted_lognormal"`` or ``"instances"``.
+    path : Path or None
+        The file it was loaded from.
+
+    Examples
+    --------
+    >>> sc = load_scenario("examples/reference.toml")  # doctest: +SKIP
+    >>> sc.problem().n_designs  # doctest: +SKIP
+    289
+    """
+
+    env: Environment
+    problem_kwargs: dict = field(default_factory=dict)
+    method: str = "exhaustive"
+    n_reps: int = 10
+    seed: int = 1
+    budget: int | None = None
+    turnaround_kind: str = "shifted_lognormal"
+    path: Path | None = None
+
+    @property
+    def name(self) -> str:
+        """The file's stem (``"reference"`` for ``reference.toml``)."""
+        return self.path.stem if self.path is not None else "scenario"
+
+    def problem(self, n_reps: int | None = None, seed: int | None = None) -> NTDMrProblem:
+        """The NTDM_r problem of this scenario (``n_reps``, ``seed``: defaults from ``[run]``)."""
+        return NTDMrProblem(
+            self.env,
+            **self.problem_kwargs,
+            n_reps=self.n_reps if n_reps is None else n_reps,
+            seed=self.seed if seed is None else seed,
+        )
+
+
+def load_scenario(path: str | os.PathLike) -> Scenario:
+    """Read and check a scenario file (see the module docstring for the schema).
+
+    Raises
+    ------
+    InputError
+        Missing or unreadable file, malformed TOML (with its line), unknown or missing keys (with a
+        "did you mean" suggestion), out-of-range values — always naming the file and the key.
+    TypeError
+        A value of the wrong type, naming the file and the key.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such scenario file.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a scenario file.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the scenario file ({exc}).") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: malformed TOML: {exc}.") from None
+
+    _check_keys(path, None, data, _SECTIONS)
+    sections = {}
+    for name in _SECTIONS:
+        value = data.get(name, {})
+        if not isinstance(value, dict):
+            raise InputError(f"{path}: '{name}' must be a section [{name}]; got {value!r}.")
+        sections[name] = value
+
+    env_section, turn_section = sections["environment"], sections["turnaround"]
+    _check_keys(path, "environment", env_section, _ENVIRONMENT)
+    turnaround = _turnaround(path, turn_section)
+    with _where(path, "environment"):
+        env_values = {k: v for k, v in env_section.items()}
+        env_values.setdefault("t_r", env_values["t_ur"])
+        for key in ("n_tasks", "n_unreliable"):
+            env_values[key] = check_int(key, env_values[key], low=1)
+        for key in ("c_ur", "c_r"):
+            env_values[key] = _cost(key, env_values[key])
+        env = Environment(turnaround=turnaround, **env_values)
+        # store times and ratios as floats, as the library's own constructors do
+        env = dataclasses.replace(env, **{k: float(getattr(env, k)) for k in
+                                          ("t_ur", "t_r", "mr_max", "charging_period_r")})
+
+    grid = _grid(path, sections["grid"], env)
+    run = _run(path, sections["run"])
+    scenario = Scenario(env=env, problem_kwargs=grid, turnaround_kind=turn_section["kind"], path=path,
+                        **run)
+    with _where(path, "grid"):  # the grid's values are checked where the problem is built
+        scenario.problem()
+    return scenario
+
+
+# -- sections ---------------------------------------------------------------------------------
+def _turnaround(path: Path, section: dict) -> TurnaroundModel:
+    if "kind" not in section:
+        raise InputError(f"{path}: [turnaround] missing key 'kind' ({' or '.join(map(repr, _TURNAROUND))}).")
+    kind = section["kind"]
+    if not isinstance(kind, str) or kind not in _TURNAROUND:
+        raise InputError(
+            f"{path}: [turnaround] 'kind' must be one of {sorted(_TURNAROUND)}; got {kind!r}"
+            f"{_suggest(kind, _TURNAROUND) or '.'}"
+        )
+    _check_keys(path, "turnaround", section, _TURNAROUND[kind], context=f" of kind {kind!r}")
+    with _where(path, "turnaround"):
+        if kind == "shifted_lognormal":
+            fs = shifted_lognormal(section["mean"], section["shift"], section.get("sigma", 0.5))
+            return TurnaroundModel.parametric(fs, section["reliability"])
+        file = section["file"]
+        if not isinstance(file, str) or not file:
+            raise TypeError(f"'file' must be a path (string); got {file!r}.")
+        send, turn = _read_instances(path.parent / file)
+        return TurnaroundModel.from_instances(
+            send, turn, section["deadline"], section.get("t_tail"),
+            group_size=check_int("group_size", section.get("group_size", 50), low=1),
+        )
+
+
+def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
+    """Send times and turnaround times (inf = no result) from a CSV of observed instances."""
+    try:
+        with csv_path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            columns = reader.fieldnames or []
+            missing = [c for c in ("send_time", "turnaround_time") if c not in columns]
+            if missing:
+                raise InputError(
+                    f"'file' {csv_path}: missing column(s) {missing}; the header has {columns}."
+                )
+            send, turn = [], []
+            for row in reader:
+                line = reader.line_num
+                send.append(_csv_number(csv_path, line, "send_time", row["send_time"], empty=None))
+                turn.append(_csv_number(csv_path, line, "turnaround_time", row["turnaround_time"],
+                                        empty=math.inf))
+    except FileNotFoundError:
+        raise InputError(f"'file' {csv_path}: no such file.") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(f"'file' {csv_path}: cannot read it ({exc}).") from None
+    if not send:
+        raise InputError(f"'file' {csv_path}: no instances (only a header).")
+    return send, turn
+
+
+def _csv_number(csv_path: Path, line: int, column: str, text, *, empty) -> float:
+    text = (text or "").strip()
+    if not text and empty is not None:
+        return empty
+    try:
+        return float(text)
+    except ValueError:
+        allowed = "a number, 'inf' or empty" if empty is not None else "a number"
+        raise InputError(f"'file' {csv_path}, line {line}: '{column}' must be {allowed}; got {text!r}.") from None
+
+
+def _grid(path: Path, section: dict, env: Environment) -> dict:
+    _check_keys(path, "grid", section, _GRID)
+    preset = section.get("preset", "paper")
+    if not isinstance(preset, str) or preset not in _PRESETS:
+        raise InputError(
+            f"{path}: [grid] 'preset' must be one of {list(_PRESETS)}; got {preset!r}{_suggest(preset, _PRESETS) or '.'}"
+        )
+    # the paper's grid is NTDMrProblem's default: only the lists given are passed on
+    grid = {} if preset == "paper" else {
+        k: [x.item() if hasattr(x, "item") else x for x in v] for k, v in high_resolution_grid(env).items()
+    }
+    for key in ("N", "T", "D", "Mr"):
+        if key not in section:
+            continue
+        values = section[key]
+        if not isinstance(values, list):
+            values = [values]
+        if key == "N":
+            values = [_inf(v) for v in values]
+        grid[key] = values
+    return grid
+
+
+def _inf(value):
+    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity", "+inf"):
+        return math.inf
+    return value
+
+
+def _run(path: Path, section: dict) -> dict:
+    from mopt.solvers import METHODS
+
+    _check_keys(path, "run", section, _RUN)
+    out = {}
+    with _where(path, "run"):
+        if "method" in section:
+            method = section["method"]
+            if not isinstance(method, str) or method not in METHODS:
+                raise InputError(
+                    f"'method' must be one of {sorted(METHODS)}; got {method!r}{_suggest(method, METHODS) or '.'}"
+                )
+            out["method"] = method
+        if "n_reps" in section:
+            out["n_reps"] = check_int("n_reps", section["n_reps"], low=1)
+        if "seed" in section:
+            out["seed"] = check_int("seed", section["seed"], low=0)
+        if "budget" in section:
+            out["budget"] = check_int("budget", section["budget"], low=1)
+    return out
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _cost(key: str, value) -> float:
+    """A cost per second: a number or a fraction string such as ``"34/3600"``."""
+    if isinstance(value, str):
+        m = _FRACTION.match(value)
+        if not m:
+            raise InputError(f"'{key}' must be a number or a fraction string like \"34/3600\"; got {value!r}.")
+        num, den = float(m.group(1)), float(m.group(2))
+        if den == 0:
+            raise InputError(f"'{key}' fraction must have a non-zero denominator; got {value!r}.")
+        value = num / den
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"'{key}' must be a number or a fraction string like \"34/3600\"; got {value!r} ({type(value).__name__})."
+        )
+    return check_number(key, value, low=0)
+
+
+def _suggest(key, allowed, form: str = "'{}'") -> str:
+    """``"; did you mean 'x'?"`` for the closest allowed name, or ``""``."""
+    if not isinstance(key, str):
+        return ""
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    if not close:
+        close = [a for a in allowed if a.lower() == key.lower()]
+    return f"; did you mean {form.format(close[0])}?" if close else ""
+
+
+def _check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, context: str = "") -> None:
+    """Unknown keys (with a "did you mean") and missing required keys of one section."""
+    for key in table:
+        if key in allowed:
+            continue
+        hint = _suggest(key, allowed, "'{}'" if section else "[{}]")
+        if section is not None:
+            what = f"[{section}] unknown key '{key}'{context}"
+        elif isinstance(table[key], dict):
+            what = f"unknown section [{key}]"
+        else:
+            what = f"unknown top-level key '{key}' (keys belong in a section)"
+        listing = "sections" if section is None else "keys"
+        tail = hint or f"; allowed {listing}: {', '.join(allowed)}."
+        raise InputError(f"{path}: {what}{tail}")
+    for key, required in allowed.items():
+        if required and key not in table:
+            if section is None:
+                raise InputError(f"{path}: missing section [{key}].")
+            raise InputError(f"{path}: [{section}] missing key '{key}'{context}.")
+
+
+@contextmanager
+def _where(path: Path, section: str):
+    """Prefix the library's own errors (which name the key) with the file and the section."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(f"{path}: [{section}] {exc}") from None
+    except TypeError as exc:
+        raise TypeError(f"{path}: [{section}] {exc}") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: [{section}] {exc}") from None

@@ -1,0 +1,254 @@
+"""The ``mopt`` command, run in-process (and once as the installed console script)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mopt
+from mopt.cli import main
+from mopt.expert import NTDMrProblem, estimate, reference_environment
+from mopt.utility_spec import parse_utility
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+REFERENCE = EXAMPLES / "reference.toml"
+
+
+def chosen_line(stdout: str, label: str) -> list[str]:
+    """The cells after ``label`` in the row of the chosen-strategies table."""
+    for line in stdout.splitlines():
+        if re.match(re.escape(label) + r"\s{2,}\S", line):
+            return line[len(label):].split()
+    raise AssertionError(f"no row {label!r} in:\n{stdout}")
+
+
+def assert_one_line_error(capsys, code: int, *fragments: str) -> str:
+    out = capsys.readouterr()
+    assert code == 2
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, out.err
+    assert lines[0].startswith("mopt: error: "), lines[0]
+    assert "Traceback" not in out.err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+# -- demo --------------------------------------------------------------------------------------
+def test_demo_writes_outputs_and_chooses_from_the_frontier(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # stderr is not a TTY here: no progress bar
+    for name in ("front.csv", "evaluations.csv", "result.json", "statics.csv", "front.png"):
+        assert (out / name).is_file(), name
+    assert (out / "front.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "stand-in" in captured.out and "Fig. 5" in captured.out
+
+    # the saved result is the library's own exhaustive search with seed 1
+    saved = mopt.Result.read_csv(out)
+    direct = mopt.solve(NTDMrProblem(reference_environment(0.1)), "exhaustive", seed=1, n_reps=10)
+    assert (saved.method, saved.seed, saved.n_evals) == ("exhaustive", 1, 289 * 10)
+    np.testing.assert_allclose(saved.front[["makespan", "cost"]], direct.front[["makespan", "cost"]])
+
+    fastest = direct.front.loc[direct.front["makespan"].idxmin()]
+    cells = chosen_line(captured.out, "min makespan")
+    assert cells[-2:] == [f"{fastest['makespan']:.0f}", f"{fastest['cost']:.3f}"]
+    cheapest = direct.front.loc[direct.front["cost"].idxmin()]
+    assert chosen_line(captured.out, "min cost")[-2:] == [f"{cheapest['makespan']:.0f}", f"{cheapest['cost']:.3f}"]
+    knee = direct.best(mopt.utility.product("makespan", "cost"))
+    assert chosen_line(captured.out, "min makespan x cost")[-1] == f"{knee['cost']:.3f}"
+    in_budget = direct.front[direct.front["cost"] <= 1.0]
+    if len(in_budget):
+        row = in_budget.loc[in_budget["makespan"].idxmin()]
+        assert chosen_line(captured.out, "budget: cost <= 1, then min makespan")[-1] == f"{row['cost']:.3f}"
+
+    statics = pd.read_csv(out / "statics.csv")
+    assert statics["name"].tolist() == ["AR", "TRR", "TR", "AUR", "B", "CN_inf", "CN1T0"]
+    aur = estimate(reference_environment(0.1), "AUR", 10, 1)[["makespan", "cost"]].mean()
+    row = statics.set_index("name").loc["AUR"]
+    assert row["makespan"] == pytest.approx(aur["makespan"]) and row["cost"] == pytest.approx(aur["cost"])
+    f = direct.front
+    for _, s in statics.iterrows():
+        dominated = bool(((f["makespan"] <= s["makespan"]) & (f["cost"] <= s["cost"])
+                          & ((f["makespan"] < s["makespan"]) | (f["cost"] < s["cost"]))).any())
+        assert bool(s["dominated_by_frontier"]) == dominated, s["name"]
+    assert f"wrote {out / 'front.csv'}" in captured.out
+
+
+# -- frontier ----------------------------------------------------------------------------------
+def test_frontier_with_workers_is_identical_to_in_process(tmp_path, capsys):
+    a, b = tmp_path / "serial", tmp_path / "pool"
+    assert main(["frontier", str(REFERENCE), "--out", str(a), "--quiet"]) == 0
+    assert main(["frontier", str(REFERENCE), "--out", str(b), "--workers", "2", "--quiet"]) == 0
+    for name in ("front.csv", "evaluations.csv"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    meta = json.loads((a / "result.json").read_text())
+    assert meta["seed"] == 1 and meta["n_evals"] == 2890 and meta["info"]["scenario"] == str(REFERENCE)
+    assert (b / "front.png").is_file()
+    out = capsys.readouterr().out
+    front = pd.read_csv(a / "front.csv")
+    assert f"Pareto frontier: {len(front)} of 289" in out
+
+
+def test_frontier_options_override_the_scenario(tmp_path, capsys):
+    out = tmp_path / "bp"
+    args = ["frontier", str(REFERENCE), "--out", str(out), "--method", "blind_pick", "--budget", "200",
+            "--seed", "3", "--quiet"]
+    assert main(args) == 0
+    result = mopt.Result.read_csv(out)
+    assert (result.method, result.seed) == ("blind_pick", 3)
+    assert result.n_evals <= 200 and len(result.evaluations) == 20  # 200 // 10 replications
+
+
+# -- decide ------------------------------------------------------------------------------------
+@pytest.fixture
+def hand_made_result(tmp_path) -> Path:
+    """Four designs (makespan, cost): A (10, 5), B (20, 2), C (40, 0.5), D (30, 3) — D is dominated."""
+    ev = pd.DataFrame({
+        "design": [0, 1, 2, 3], "name": ["A", "B", "C", "D"],
+        "makespan": [10.0, 20.0, 40.0, 30.0], "makespan_se": 0.1,
+        "cost": [5.0, 2.0, 0.5, 3.0], "cost_se": 0.01, "n_reps": 10,
+    })
+    result = mopt.Result("exhaustive", 7, 40, ("makespan", "cost"), ev)
+    d = tmp_path / "hand"
+    result.to_csv(d)
+    return d
+
+
+@pytest.mark.parametrize(
+    "spec, name",
+    [
+        ("minimize(makespan)", "A"),                               # 10 is the least makespan
+        ("minimize(cost)", "C"),                                   # 0.5 is the least cost
+        ("product(makespan, cost)", "C"),                          # 50, 40, 20, 90
+        ("weighted(makespan=1, cost=10)", "B"),                    # 60, 40, 45, 60
+        ("within_budget(cost, 2.5, then=makespan)", "B"),          # B and C fit; B is faster
+        ("by_deadline(makespan, 25, then=cost)", "B"),             # A and B in time; B is cheaper
+        ("by_deadline('makespan', 1e3, then='cost')", "C"),        # quoted names, exponent
+    ],
+)
+def test_decide_picks_the_hand_checked_row(hand_made_result, capsys, spec, name):
+    assert main(["decide", str(hand_made_result), "--utility", spec]) == 0
+    out = capsys.readouterr().out
+    label = parse_utility(spec).name
+    assert chosen_line(out, label)[1] == name
+
+
+def test_decide_several_utilities_and_none_fits(hand_made_result, capsys):
+    specs = ["minimize(makespan)", "within_budget(cost, 0.1, then=makespan)"]
+    assert main(["decide", str(hand_made_result), *[x for s in specs for x in ("--utility", s)]]) == 0
+    out = capsys.readouterr().out
+    assert chosen_line(out, "minimize(makespan)")[:2] == ["0", "A"]
+    assert chosen_line(out, "within_budget(cost <= 0.1, then=makespan)")[0] == "-"
+    assert "no evaluated design satisfies within_budget(cost <= 0.1, then=makespan)" in out
+
+
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        ("__import__('os')", "'__import__' is not a utility"),
+        ("__import__('os').system('true')", "is not a utility"),
+        ("minimize(makespan) + 1", "must be a call"),
+        ("minimize(open('x'))", "arguments must be objective names or numbers"),
+        ("minimize(makespan.real)", "arguments must be objective names or numbers"),
+        ("weighted(**{'makespan': 1})", "'**' arguments are not allowed"),
+        ("product(makespan)", "missing 1 required positional argument"),
+        ("minimize(makespan", "is not a call"),
+        ("minimize(speed)", "needs column(s) ['speed']"),
+    ],
+)
+def test_bad_utility_specs(hand_made_result, capsys, spec, fragment):
+    code = main(["decide", str(hand_made_result), "--utility", spec])
+    assert_one_line_error(capsys, code, fragment)
+
+
+def test_parse_utility_negative_numbers_and_u():
+    assert parse_utility("weighted(makespan=1, cost=-2)").name == "weighted(makespan=1, cost=-2)"
+    assert parse_utility("U(alpha=1, beta=0.5)").name.startswith("U(alpha=1, beta=0.5")
+
+
+# -- errors: one line on stderr, exit code 2 ---------------------------------------------------
+def _scenario(tmp_path: Path, old: str, new: str) -> Path:
+    text = REFERENCE.read_text()
+    assert old in text
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize(
+    "old, new, fragments",
+    [
+        ("n_tasks = 150", "n_task = 150", ["bad.toml", "[environment]", "'n_task'", "did you mean 'n_tasks'"]),
+        ("mean = 2066", "mean = 2066 2066", ["bad.toml", "malformed TOML", "line 22"]),
+        ("t_ur = 2066 ", "t_ur = -2066 ", ["bad.toml", "[environment]", "'t_ur'", "got -2066"]),
+        ('preset = "paper"', "Mr = [0.02, 0.3]", ["bad.toml", "[grid]", "'Mr'", "mr_max=0.1", "got 0.3"]),
+        ('preset = "paper"', 'T = [0, "half"]', ["bad.toml", "[grid]", "'T'", "'half'"]),
+    ],
+)
+def test_bad_scenario_exits_2_with_one_line(tmp_path, capsys, old, new, fragments):
+    code = main(["frontier", str(_scenario(tmp_path, old, new)), "--out", str(tmp_path / "o"), "--quiet"])
+    assert_one_line_error(capsys, code, *fragments)
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_inputs_exit_2(tmp_path, capsys):
+    code = main(["frontier", str(tmp_path / "none.toml")])
+    assert_one_line_error(capsys, code, "none.toml", "no such scenario file")
+    code = main(["decide", str(tmp_path / "nodir"), "--utility", "minimize(makespan)"])
+    assert_one_line_error(capsys, code, "nodir", "not a mopt result directory")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "evaluations.csv").write_text("design,makespan\n0,1\n")
+    (tmp_path / "broken" / "result.json").write_text("{not json")
+    code = main(["decide", str(tmp_path / "broken"), "--utility", "minimize(makespan)"])
+    assert_one_line_error(capsys, code, "broken", "malformed mopt result")
+
+
+def test_bad_budget_from_the_scenario_names_the_file(tmp_path, capsys):
+    path = _scenario(tmp_path, "seed = 1", "budget = 7")
+    code = main(["frontier", str(path), "--out", str(tmp_path / "o"), "--quiet"])
+    assert_one_line_error(capsys, code, "bad.toml", "[run]", "'budget'", "got 7")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["frontier"],
+        ["demo", "--workers", "0"],
+        ["demo", "--seed", "minus-one"],
+        ["decide", "somewhere"],
+        ["nonsense"],
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "usage: mopt" in err and "Traceback" not in err
+
+
+def test_method_flag_is_checked(capsys):
+    code = main(["frontier", str(REFERENCE), "--method", "nsga", "--quiet"])
+    assert_one_line_error(capsys, code, "'--method' must be one of", "'nsga'")
+
+
+def test_installed_console_script_exits_2_without_traceback(tmp_path):
+    script = Path(sys.executable).with_name("mopt")
+    exe = str(script) if script.exists() else shutil.which("mopt")
+    assert exe, "the 'mopt' console script is not installed (pip install -e .)"
+    proc = subprocess.run([exe, "decide", str(tmp_path / "missing"), "--utility", "minimize(makespan)"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        f"mopt: error: '{tmp_path / 'missing'}' is not a mopt result directory: evaluations.csv is missing."
+    ]
