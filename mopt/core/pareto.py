@@ -5,6 +5,8 @@ from __future__ import annotations
 import moocore
 import numpy as np
 
+from mopt.core.errors import InputError
+
 __all__ = ["pareto_mask", "hypervolume"]
 
 
@@ -20,7 +22,7 @@ def pareto_mask(F) -> np.ndarray:
     """
     F = np.asarray(F, dtype=float)
     if F.ndim != 2:
-        raise ValueError(f"'F' must be a 2-d array of objective values; got shape {F.shape}.")
+        raise InputError(f"'F' must be a 2-d array of objective values; got shape {F.shape}.")
     mask = np.zeros(len(F), dtype=bool)
     ok = ~np.isnan(F).any(axis=1)
     if ok.any():

@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from mopt.core.errors import InputError
+
 SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 
 __all__ = ["SeedLike", "resolve_seed", "replication_keys", "replication_rng"]
@@ -52,7 +54,7 @@ def resolve_seed(seed: SeedLike) -> int:
             f"'seed' must be an int, a numpy Generator, a SeedSequence or None; got {seed!r}."
         )
     if seed < 0:
-        raise ValueError(f"'seed' must be a non-negative int; got {seed}.")
+        raise InputError(f"'seed' must be a non-negative int; got {seed}.")
     return int(seed)
 
 

@@ -137,6 +137,9 @@ class Result:
                 raise InputError(f"'{d}' is not a mopt result directory: {name} is missing.")
         try:
             meta = json.loads((d / _META).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"'{d / _META}': malformed mopt result metadata ({exc}).") from None
+        try:
             ev = pd.read_csv(d / "evaluations.csv")
             return cls(
                 method=str(meta["method"]),

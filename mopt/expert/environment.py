@@ -69,8 +69,8 @@ class Environment:
     charging_period_r: float = 1.0
 
     def __post_init__(self):
-        check_int("n_tasks", self.n_tasks, low=1)
-        check_int("n_unreliable", self.n_unreliable, low=1)
+        object.__setattr__(self, "n_tasks", check_int("n_tasks", self.n_tasks, low=1))
+        object.__setattr__(self, "n_unreliable", check_int("n_unreliable", self.n_unreliable, low=1))
         check_number("t_ur", self.t_ur, low=0, low_open=True)
         check_number("t_r", self.t_r, low=0, low_open=True)
         check_number("c_ur", self.c_ur, low=0)
@@ -81,7 +81,7 @@ class Environment:
             raise TypeError(
                 f"'turnaround' must be a TurnaroundModel; got {type(self.turnaround).__name__}."
             )
-        p = self.turnaround.p_success_before(self.throughput_deadline)
+        p = self.p_result_before(self.throughput_deadline)
         if p < MIN_SUCCESS:
             raise InputError(
                 f"the unreliable pool can never finish the bag: P(result before the throughput deadline "
@@ -103,8 +103,21 @@ class Environment:
         """Reliable machines for ratio ``mr``."""
         return n_reliable_machines(mr, self.n_unreliable)
 
+    def p_result_before(self, deadline: float) -> float:
+        """P(an instance sent late in the bag returns a result strictly before ``deadline``):
+        F_s(D⁻) times the reliability γ that holds for the latest send times."""
+        late_gamma = float(self.engine_arguments()["gamma_values"][-1])
+        return self.turnaround.success_before(deadline) * late_gamma
+
     def engine_arguments(self) -> dict:
-        """Scalars and tables the simulator needs."""
+        """Scalars and tables the simulator needs (computed once per environment)."""
+        cached = self.__dict__.get("_engine_arguments")
+        if cached is None:
+            cached = self._tabulate()
+            object.__setattr__(self, "_engine_arguments", cached)
+        return cached
+
+    def _tabulate(self) -> dict:
         step = self.t_ur / 100.0
         horizon = (self.n_tasks / self.n_unreliable + 50.0) * self.throughput_deadline
         fs_table, breaks, values = self.turnaround.tables(step, horizon)

@@ -51,7 +51,7 @@ def can_finish(strategy: Strategy, env: Environment) -> bool:
     """False if the strategy has no reliable fallback and no unreliable instance can meet D."""
     if env.n_reliable(strategy.Mr) > 0 and not math.isinf(strategy.N):
         return True
-    return env.turnaround.p_success_before(strategy.D) >= MIN_SUCCESS
+    return env.p_result_before(strategy.D) >= MIN_SUCCESS
 
 
 def _all_reliable(env: Environment, n_keys: int) -> np.ndarray:
@@ -83,7 +83,7 @@ def simulate_strategies(env: Environment, strategies, keys) -> np.ndarray:
         if isinstance(s, Strategy) and not can_finish(s, env):
             raise InputError(
                 f"strategy {s.name} can never finish: no unreliable instance returns before D={s.D:g} s "
-                f"(P = {env.turnaround.p_success_before(s.D):.3g}) and it has no reliable pool to fall back on."
+                f"(P = {env.p_result_before(s.D):.3g}) and it has no reliable pool to fall back on."
             )
     if sim:
         params = engine_parameters([strategies[k] for k in sim], env)

@@ -19,8 +19,10 @@ def check_N(N) -> float | int:
     """N must be an integer >= 0 or math.inf."""
     if isinstance(N, bool) or not isinstance(N, numbers.Real):
         raise TypeError(f"'N' must be an integer >= 0 or math.inf; got {N!r}.")
-    if isinstance(N, float) and math.isinf(N) and N > 0:
-        return math.inf
+    if isinstance(N, float) and math.isinf(N):
+        if N > 0:
+            return math.inf
+        raise InputError(f"'N' must be an integer >= 0 or math.inf; got {N}.")
     if isinstance(N, float) and (math.isnan(N) or N != int(N)):
         raise InputError(f"'N' must be an integer >= 0 or math.inf; got {N}.")
     if N < 0:

@@ -12,7 +12,6 @@ parametric one.  γ is piecewise constant in the send time.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable
 
@@ -211,12 +210,9 @@ class TurnaroundModel:
         """F(t, t') = F_s(t)·γ(t')."""
         return self.success_cdf(t) * self.reliability(send_time)
 
-    def p_success_before(self, deadline: float, send_time: float = math.inf) -> float:
-        """P(an instance sent at ``send_time`` returns strictly before ``deadline``) (late γ if inf)."""
-        fs = np.searchsorted(self.fs_table, deadline, side="left") / self.fs_table.size
-        g = self.gamma_values[-1] if math.isinf(send_time) and self.gamma_function is None else self.reliability(
-            0.0 if math.isinf(send_time) else send_time)
-        return float(fs * g)
+    def success_before(self, deadline: float) -> float:
+        """F_s(D⁻): probability that a successful instance's turnaround is strictly below ``deadline``."""
+        return float(np.searchsorted(self.fs_table, deadline, side="left") / self.fs_table.size)
 
     @property
     def mean_success(self) -> float:

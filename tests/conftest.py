@@ -1,0 +1,60 @@
+"""Shared helpers and module-level simulators (module level so that worker processes can unpickle them)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+
+# -- simulators for FunctionProblem (must pickle: module-level functions) --------------------------
+def noisy_quadratic(params, rng):
+    """Two conflicting objectives of one design parameter ``x``, plus noise from ``rng``."""
+    x = params["x"]
+    return (x + rng.normal(0.0, 0.1), (3 - x) ** 2 + rng.uniform(0.0, 0.1))
+
+
+def pure_noise(params, rng):
+    """The replication's random draw itself: shows which stream a design got."""
+    return (rng.normal(), rng.normal())
+
+
+# -- a near-deterministic ExPERT environment --------------------------------------------------------
+#: every successful turnaround is 1000 s + at most 1e-6 s
+DETERMINISTIC_FS_LOC = 1000.0
+DETERMINISTIC_FS_SCALE = 1e-6
+
+
+def deterministic_environment(**overrides):
+    """12 tasks, 5 unreliable machines, γ = 1, every turnaround ≈ 1000 s, t_r = 1500 s.
+
+    Throughput phase by hand (D0 = 4·t_ur = 4000 s, nothing ever fails):
+    t=0: tasks 0-4 start; t≈1000: they return, tasks 5-9 start (7 tasks remain);
+    t≈2000: the 1st result of the 2nd wave starts task 10, the 2nd starts task 11, the 3rd leaves
+    4 < #ur = 5 remaining tasks  ->  T_tail ≈ 2000 s with 4 tail tasks: two of tasks 5-9 (finishing
+    within 1e-6 s after T_tail) and tasks 10, 11 (sent at ≈2000 s, finishing at ≈3000 s).
+    """
+    from scipy import stats
+
+    from mopt.expert import Environment, TurnaroundModel
+
+    fs = stats.uniform(loc=DETERMINISTIC_FS_LOC, scale=DETERMINISTIC_FS_SCALE)
+    params = dict(
+        n_tasks=12,
+        n_unreliable=5,
+        t_ur=1000.0,
+        t_r=1500.0,
+        c_ur=0.01,
+        c_r=0.1,
+        turnaround=TurnaroundModel.parametric(fs, 1.0),
+        mr_max=1.0,
+    )
+    params.update(overrides)
+    return Environment(**params)
+
+
+def assert_same_result(a, b):
+    """Two Results hold exactly the same evaluations and bookkeeping."""
+    assert a.method == b.method
+    assert a.seed == b.seed
+    assert a.n_evals == b.n_evals
+    assert a.objectives == b.objectives
+    pd.testing.assert_frame_equal(a.evaluations, b.evaluations, check_exact=True)

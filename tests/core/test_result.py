@@ -1,0 +1,219 @@
+"""mopt.core.result: the front, decisions by utility, and CSV round trips."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mopt import InputError, Result
+from mopt.core import utility
+from mopt.core.result import atomic_write, summarise
+
+
+def make_result(makespan, cost, **extra_columns):
+    n = len(makespan)
+    ev = pd.DataFrame(
+        {
+            "design": np.arange(n, dtype=np.int64),
+            **extra_columns,
+            "makespan": np.asarray(makespan, dtype=float),
+            "makespan_se": np.full(n, 0.5),
+            "cost": np.asarray(cost, dtype=float),
+            "cost_se": np.full(n, 0.01),
+            "n_reps": np.full(n, 10, dtype=np.int64),
+        }
+    )
+    return Result(
+        method="exhaustive",
+        seed=3,
+        n_evals=10 * n,
+        objectives=("makespan", "cost"),
+        evaluations=ev,
+        info={"budget": 10 * n},
+    )
+
+
+@pytest.fixture
+def hand_result():
+    #            design:   0     1     2     3     4     5
+    return make_result(
+        [100.0, 50.0, 60.0, 200.0, 50.0, 30.0],
+        [1.0, 4.0, 2.0, 0.5, 4.0, 9.0],
+        N=[0.0, 1.0, 2.0, math.inf, 3.0, 0.0],
+    )
+
+
+class TestFront:
+    def test_hand_made(self, hand_result):
+        # design 2 (60, 2) is not dominated: 1 (50, 4) is faster but dearer; 0 (100, 1) cheaper but slower.
+        # designs 1 and 4 are duplicates (50, 4): both kept.  Nothing beats 5 on makespan or 3 on cost.
+        front = hand_result.front
+        assert sorted(front["design"].tolist()) == [0, 1, 2, 3, 4, 5]
+        # sorted by makespan, then cost
+        assert front["makespan"].tolist() == [30.0, 50.0, 50.0, 60.0, 100.0, 200.0]
+
+    def test_equals_brute_force(self):
+        rng = np.random.default_rng(4)
+        m = rng.integers(1, 8, 40).astype(float)
+        c = rng.integers(1, 8, 40).astype(float)
+        res = make_result(m, c)
+        brute = [
+            i
+            for i in range(40)
+            if not any(
+                m[j] <= m[i] and c[j] <= c[i] and (m[j] < m[i] or c[j] < c[i]) for j in range(40)
+            )
+        ]
+        front = res.front
+        assert sorted(front["design"].tolist()) == brute
+        assert list(front.index) == list(range(len(brute)))
+        pd.testing.assert_frame_equal(
+            front.set_index("design").sort_index(), res.evaluations.set_index("design").loc[brute]
+        )
+        # ordered by (makespan, cost)
+        assert front[["makespan", "cost"]].apply(tuple, axis=1).is_monotonic_increasing
+
+    def test_nan_rows_are_never_on_the_front(self):
+        res = make_result([1.0, math.nan, 2.0], [2.0, 0.1, 1.0])
+        assert res.front["design"].tolist() == [0, 2]
+
+    def test_empty(self):
+        res = make_result([], [])
+        assert len(res.front) == 0
+
+
+class TestBest:
+    def test_product_picks_the_hand_checked_row(self, hand_result):
+        # makespan × cost: 100, 200, 120, 100, 200, 270 -> designs 0 and 3 tie at 100: lowest index wins
+        best = hand_result.best(utility.product("makespan", "cost"))
+        assert best["design"] == 0
+        assert best["utility"] == 100.0
+        assert best["makespan"] == 100.0 and best["cost"] == 1.0
+
+    def test_minimize_and_weighted(self, hand_result):
+        assert hand_result.best(utility.minimize("makespan"))["design"] == 5
+        # makespan + 100·cost: 200, 450, 260, 250, 450, 930
+        best = hand_result.best(utility.weighted(makespan=1, cost=100))
+        assert (best["design"], best["utility"]) == (0, 200.0)
+
+    def test_within_budget(self, hand_result):
+        # cost <= 2: designs 0 (100), 2 (60), 3 (200) -> the fastest is design 2
+        best = hand_result.best(utility.within_budget("cost", 2.0, then="makespan"))
+        assert (best["design"], best["utility"]) == (2, 60.0)
+
+    def test_by_deadline(self, hand_result):
+        # makespan <= 60: designs 1 (4), 2 (2), 4 (4), 5 (9) -> the cheapest is design 2
+        assert hand_result.best(utility.by_deadline("makespan", 60, then="cost"))["design"] == 2
+
+    def test_a_plain_callable_works(self, hand_result):
+        best = hand_result.best(lambda df: -df["cost"])
+        assert (best["design"], best["utility"]) == (5, -9.0)
+
+    def test_within_budget_with_no_feasible_row_raises(self, hand_result):
+        with pytest.raises(InputError, match="no evaluated design satisfies"):
+            hand_result.best(utility.within_budget("cost", 0.1, then="makespan"))
+
+    def test_not_callable_raises(self, hand_result):
+        with pytest.raises(TypeError, match="'utility'"):
+            hand_result.best("product")
+
+
+class TestCsv:
+    def test_round_trip(self, hand_result, tmp_path):
+        d = tmp_path / "out"
+        assert hand_result.to_csv(d) == d
+        # written atomically: only the three files, no temporary files left behind
+        assert sorted(os.listdir(d)) == ["evaluations.csv", "front.csv", "result.json"]
+        back = Result.read_csv(d)
+        pd.testing.assert_frame_equal(back.evaluations, hand_result.evaluations, check_exact=True)
+        assert math.isinf(back.evaluations["N"].iloc[3])
+        assert (back.method, back.seed, back.n_evals, back.objectives, back.info) == (
+            "exhaustive",
+            3,
+            60,
+            ("makespan", "cost"),
+            {"budget": 60},
+        )
+        pd.testing.assert_frame_equal(
+            pd.read_csv(d / "front.csv"), hand_result.front, check_exact=True
+        )
+        meta = json.loads((d / "result.json").read_text())
+        assert meta["objectives"] == ["makespan", "cost"]
+
+    def test_floats_survive_exactly(self, tmp_path):
+        rng = np.random.default_rng(0)
+        res = make_result(rng.random(20) * 1e4, rng.random(20) / 3)
+        res.to_csv(tmp_path)
+        back = Result.read_csv(tmp_path)
+        assert np.array_equal(back.evaluations["makespan"], res.evaluations["makespan"])
+        assert np.array_equal(back.evaluations["cost"], res.evaluations["cost"])
+
+    def test_overwrite_leaves_no_temp_files(self, hand_result, tmp_path):
+        hand_result.to_csv(tmp_path)
+        make_result([1.0], [2.0]).to_csv(tmp_path)
+        assert sorted(os.listdir(tmp_path)) == ["evaluations.csv", "front.csv", "result.json"]
+        assert len(Result.read_csv(tmp_path).evaluations) == 1
+
+    def test_missing_directory_names_the_file(self, tmp_path):
+        with pytest.raises(InputError, match="evaluations.csv is missing"):
+            Result.read_csv(tmp_path / "nowhere")
+
+    def test_missing_metadata_names_the_file(self, hand_result, tmp_path):
+        hand_result.to_csv(tmp_path)
+        (tmp_path / "result.json").unlink()
+        with pytest.raises(InputError, match="result.json is missing"):
+            Result.read_csv(tmp_path)
+
+    def test_malformed_metadata_names_the_file(self, hand_result, tmp_path):
+        hand_result.to_csv(tmp_path)
+        (tmp_path / "result.json").write_text("{not json")
+        with pytest.raises(InputError, match="result.json"):
+            Result.read_csv(tmp_path)
+
+    def test_malformed_metadata_raises_input_error(self, hand_result, tmp_path):
+        hand_result.to_csv(tmp_path)
+        (tmp_path / "result.json").write_text(json.dumps({"method": "exhaustive"}))  # no seed, ...
+        with pytest.raises(InputError, match="malformed mopt result"):
+            Result.read_csv(tmp_path)
+
+
+class TestAtomicWrite:
+    def test_failed_write_leaves_nothing(self, tmp_path):
+        target = tmp_path / "a.csv"
+        target.write_text("old")
+
+        def crash(path):
+            with open(path, "w") as f:
+                f.write("half")
+            raise RuntimeError("disk on fire")
+
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            atomic_write(target, crash)
+        assert os.listdir(tmp_path) == ["a.csv"]
+        assert target.read_text() == "old"
+
+    def test_creates_parent_directories(self, tmp_path):
+        target = tmp_path / "x" / "y" / "z.txt"
+        atomic_write(target, lambda p: open(p, "w").write("ok"))
+        assert target.read_text() == "ok"
+        assert os.listdir(target.parent) == ["z.txt"]
+
+
+def test_summarise_means_and_standard_errors():
+    params = pd.DataFrame({"design": [4, 9], "x": [1, 2]})
+    samples = [np.array([[1.0, 10.0], [3.0, 14.0]]), np.array([[5.0, 7.0]])]
+    ev = summarise(params, samples, ("time", "cost"))
+    # design 4: means 2 and 12; sd(ddof=1) of (1, 3) = sqrt(2), se = sqrt(2)/sqrt(2) = 1;
+    # of (10, 14) sd = 2·sqrt(2), se = 2
+    assert ev["time"].tolist() == [2.0, 5.0]
+    assert ev["cost"].tolist() == [12.0, 7.0]
+    assert ev["time_se"].iloc[0] == pytest.approx(1.0)
+    assert ev["cost_se"].iloc[0] == pytest.approx(2.0)
+    assert math.isnan(ev["time_se"].iloc[1])  # one replication: no standard error
+    assert ev["n_reps"].tolist() == [2, 1]
+    assert list(ev.columns) == ["design", "x", "time", "time_se", "cost", "cost_se", "n_reps"]

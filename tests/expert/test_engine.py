@@ -1,0 +1,409 @@
+"""Hand-computed cases for the ExPERT Estimator engine (``mopt/expert/_engine.py``).
+
+Unless a test says otherwise the turnaround is deterministic (``fs_table = [1000.]``: every
+successful unreliable instance takes exactly 1000 s), ``gamma = 1``, ``c_ur = 1``, ``c_r = 10``
+and the reliable charging period is 1 s, so every number below can be worked out on paper.
+
+A pattern used throughout: 7 tasks on 4 unreliable machines.  Tasks 0..3 run on [0, 1000];
+at 1000 the results of 0, 1, 2 each free a machine that takes 4, 5, 6 (sent at 1000, results
+at 2000); after the result of task 3 only 3 < 4 tasks remain, so ``t_tail = 1000`` with tail
+tasks 4, 5, 6, the cost paid so far is 4 * 1000 and one unreliable machine is idle.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mopt.expert._engine import N_INFINITE, OUTPUT_COLUMNS, simulate, uniform
+
+MAKESPAN, COST, T_TAIL, N_TAIL, MAX_BUSY, MAX_QUEUE, N_REL_SENT = range(7)
+INF = math.inf
+
+
+def run(
+    strategies,
+    *,
+    n_tasks=7,
+    n_unreliable=4,
+    t_r=500.0,
+    d0=4000.0,
+    fs_table=(1000.0,),
+    gamma_breaks=(0.0,),
+    gamma_values=(1.0,),
+    keys=(1,),
+    max_instances=10_000_000,
+):
+    """Simulate ``strategies``: a list of dicts with keys N, T, D, n_rel and optional
+    combine, combined (throughput), budget.  Returns the (n_strategies, n_keys, 7) array."""
+    col = lambda name, default=None: np.array([s.get(name, default) for s in strategies])  # noqa: E731
+    return simulate(
+        n_tasks,
+        n_unreliable,
+        t_r,
+        d0,
+        1.0,
+        10.0,
+        1.0,
+        np.array(fs_table, dtype=float),
+        np.array(gamma_breaks, dtype=float),
+        np.array(gamma_values, dtype=float),
+        col("N").astype(np.int64),
+        col("T").astype(float),
+        col("D").astype(float),
+        col("n_rel").astype(np.int64),
+        col("combine", False).astype(bool),
+        col("combined", False).astype(bool),
+        col("budget", INF).astype(float),
+        np.array(keys, dtype=np.uint64),
+        max_instances=max_instances,
+    )
+
+
+def row(strategy, **kw):
+    return run([strategy], **kw)[0, 0]
+
+
+AUR = {"N": N_INFINITE, "T": 4000.0, "D": 4000.0, "n_rel": 0}
+
+
+def test_output_columns():
+    assert OUTPUT_COLUMNS == (
+        "makespan",
+        "cost",
+        "t_tail",
+        "n_tail_tasks",
+        "max_reliable_busy",
+        "max_reliable_queue",
+        "n_reliable_instances",
+    )
+
+
+def test_uniform_matches_the_spec_formula():
+    mask = (1 << 64) - 1
+
+    def mix(z):
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    def reference(key, task, k, stream):
+        x = (
+            key
+            ^ ((task + 1) * 0x9E3779B97F4A7C15)
+            ^ ((k + 1) * 0xC2B2AE3D27D4EB4F)
+            ^ ((stream + 1) * 0x165667B19E3779F9)
+        ) & mask
+        x = mix(mix(x) ^ 0xD6E8FEB86659FD93)
+        return (x >> 11) * 2.0**-53
+
+    for key in (0, 1, 12345, 2**63 + 11, mask):
+        for task, k, stream in ((0, 0, 0), (7, 3, 1), (149, 1_000_002, 0)):
+            assert uniform(np.uint64(key), task, k, stream) == reference(key, task, k, stream)
+
+
+# ----------------------------------------------------------------------------- (a) AUR
+def test_aur_deterministic_turnaround():
+    # 10 tasks on 4 machines: wave 0..3 on [0, 1000], wave 4..7 on [1000, 2000] (8, 9 queued).
+    # At 2000 the results of 4 and 5 send 8 and 9 (results at 3000); after the result of 6
+    # only 7, 8, 9 remain: t_tail = 2000.  Task 7's result is at 2000, 8 and 9 finish at 3000.
+    # Each task pays exactly one 1000 s result: cost per task = 1000.
+    out = row(AUR, n_tasks=10)
+    np.testing.assert_array_equal(out, [1000.0, 1000.0, 2000.0, 3.0, 0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("key", range(1, 9))
+def test_aur_pays_one_result_per_task(key):
+    # gamma = 0.6, turnarounds 1000 or 3000 (< d0 = 4000).  With T = D = d0 a new instance is
+    # sent only when the previous one failed, so each task pays exactly one result:
+    # cost * n_tasks = 1000 * n_short + 3000 * n_long with n_short + n_long = n_tasks.
+    n_tasks = 40
+    out = row(
+        AUR,
+        n_tasks=n_tasks,
+        n_unreliable=8,
+        fs_table=(1000.0, 3000.0),
+        gamma_values=(0.6,),
+        keys=(key,),
+    )
+    n_long = (out[COST] * n_tasks - 1000.0 * n_tasks) / 2000.0
+    assert n_long == int(n_long)
+    assert 0 <= n_long <= n_tasks
+    assert out[N_REL_SENT] == 0
+
+
+# ----------------------------------------------------------------------------- (b) N = 0, T = 0
+def test_n0_t0_every_tail_task_gets_a_reliable_instance_at_t_tail():
+    # 7 tasks / 4 machines: t_tail = 1000, tasks 4, 5, 6 sent at 1000 (results at 2000).
+    # T = 0: their timers fire at t_tail; N = 0, so each enqueues its reliable instance and the
+    # 3 reliable machines take them at once (queue length 1 after each enqueue).  Reliable
+    # results at 1000 + 500 = 1500 come first: makespan 500.  The unreliable results at 2000
+    # are redundant but paid.  Cost = (4 * 1000 + 3 * 1000 + 3 * 10 * 500) / 7 = 22000 / 7.
+    out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 3})
+    np.testing.assert_allclose(out, [500.0, 22000.0 / 7, 1000.0, 3.0, 3.0, 1.0, 3.0])
+
+
+def test_n0_t0_unreliable_results_first_when_reliable_is_slow():
+    # Same, t_r = 1500: reliable results would come at 2500, the unreliable ones at 2000 win
+    # (makespan 1000) but the running reliable instances are not aborted and are paid:
+    # cost = (7000 + 3 * 15000) / 7.
+    out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 5}, t_r=1500.0)
+    np.testing.assert_allclose(out, [1000.0, 52000.0 / 7, 1000.0, 3.0, 3.0, 1.0, 3.0])
+
+
+def test_tail_task_finishing_at_t_tail_gets_nothing():
+    # 10 tasks / 4 machines (see the AUR test): t_tail = 2000 with task 7 finishing at 2000
+    # and 8, 9 sent at 2000.  N = 0, T = 0: the result of 7 comes before the timers at 2000,
+    # so only 8 and 9 get reliable instances (results at 2500).  Cost = (7000 [0..6] + 1000
+    # [7] + 2000 [8, 9 redundant] + 2 * 5000) / 10 = 2000.
+    out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 3}, n_tasks=10)
+    np.testing.assert_allclose(out, [500.0, 2000.0, 2000.0, 3.0, 2.0, 1.0, 2.0])
+
+
+# ----------------------------------------------------------------------------- (c) one machine
+def test_one_reliable_machine_queue_and_cancellation():
+    # t_tail = 1000, tasks 4, 5, 6 (unreliable results at 2000), N = 0, T = 0, one reliable
+    # machine, t_r = 1500.  At 1000: 4's reliable instance starts (result 2500); 5 and 6 queue
+    # (queue length 2).  At 2000 the unreliable results complete 4, 5, 6 and cancel the queued
+    # reliable instances of 5 and 6 (never sent, never paid); 4's running reliable instance is
+    # not aborted and is paid.  Cost = (4000 + 3000 + 15000) / 7.
+    out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1}, t_r=1500.0)
+    np.testing.assert_allclose(out, [1000.0, 22000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 1.0])
+
+
+def test_one_reliable_machine_event_order_at_equal_times():
+    # As above with t_r = 500: 4 runs on [1000, 1500], then 5 on [1500, 2000].  At 2000 the
+    # reliable result of 5 comes before the unreliable results, so the freed machine takes 6
+    # (still without a result) before 6's unreliable result arrives at the same instant: 3
+    # reliable instances are sent and paid, makespan 1000.  Cost = (7000 + 3 * 5000) / 7.
+    out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1})
+    np.testing.assert_allclose(out, [1000.0, 22000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])
+
+
+def test_finite_n_with_all_unreliable_instances_failing():
+    # gamma = 1 for instances sent before 500, 0 after: tasks 4, 5, 6 (sent at 1000) fail at
+    # 1000 + d0 = 5000; t_tail = 1000 as usual.  N = 0, T = 0, one reliable machine, t_r = 500:
+    # reliable runs [1000, 1500], [1500, 2000], [2000, 2500].  Failures cost nothing:
+    # cost = (4000 + 3 * 5000) / 7, makespan 1500.
+    out = row(
+        {"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1},
+        gamma_breaks=(0.0, 500.0),
+        gamma_values=(1.0, 0.0),
+    )
+    np.testing.assert_allclose(out, [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])
+
+
+def test_n1_sends_one_unreliable_instance_then_the_reliable_one():
+    # gamma 1 before 500 then 0; t_tail = 1000 with 4, 5, 6 failing at 5000.  N = 1, T = 0,
+    # D = 300, one reliable machine, t_r = 500.  At 1000 the timers (in task order) enqueue
+    # unreliable instances; the only idle unreliable machine takes 4 (fails at 1300) and 4's
+    # new timer at 1000 comes before 5's (ties by task id), so 4 enqueues its reliable
+    # instance, which starts at once (result 1500).  5 and 6 wait in the unreliable queue: at
+    # 1300 the machine takes 5 (fails 1600), whose timer at 1300 queues its reliable instance;
+    # at 1500 the reliable machine takes it (result 2000); at 1600 the unreliable machine takes
+    # 6 (fails 1900), whose reliable instance runs [2000, 2500].  Makespan 1500; only the 3
+    # reliable runs are paid.  Max reliable queue: 1 (5's, then 6's).
+    out = row(
+        {"N": 1, "T": 0.0, "D": 300.0, "n_rel": 1},
+        gamma_breaks=(0.0, 500.0),
+        gamma_values=(1.0, 0.0),
+    )
+    np.testing.assert_allclose(out, [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 1.0, 3.0])
+
+
+def test_timers_at_equal_times_fire_in_task_order():
+    # 10 tasks / 4 machines: t_tail = 2000, task 7 done at 2000, 8 and 9 sent at 2000 (results
+    # at 3000); after 7's result two unreliable machines are idle.  N = 2, T = 0, one reliable
+    # machine (t_r = 500).  8's timer sends a tail instance (result 3000) and sets a new timer
+    # at 2000, which fires before 9's (ties by task id): 8 takes the second idle machine too,
+    # then its third timer enqueues its reliable instance ([2000, 2500]).  9's timer finds no
+    # idle machine and queues an unreliable instance, sent at 3000 when the first result
+    # (task 8's, by task order) frees a machine -- before 9's own result at 3000 -- so it
+    # is paid.  Cost = (7000 + 3000 [7, 8, 9] + 2000 [8's tail] + 5000 + 1000 [9's tail]) / 10.
+    out = row({"N": 2, "T": 0.0, "D": 4000.0, "n_rel": 1}, n_tasks=10)
+    np.testing.assert_allclose(out, [1000.0, 1800.0, 2000.0, 3.0, 1.0, 1.0, 1.0])
+
+
+# ----------------------------------------------------------------------------- (d) N = inf
+@pytest.mark.parametrize("n_rel", [0, 1, 5])
+def test_n_infinite_never_sends_reliable_instances(n_rel):
+    strategies = [
+        {"N": N_INFINITE, "T": T, "D": D, "n_rel": n_rel}
+        for T, D in ((0.0, 2500.0), (800.0, 2500.0), (2500.0, 2500.0), (4000.0, 4000.0))
+    ]
+    out = run(
+        strategies,
+        n_tasks=60,
+        n_unreliable=10,
+        fs_table=np.linspace(500.0, 3000.0, 64),
+        gamma_values=(0.7,),
+        keys=range(1, 6),
+    )
+    assert np.all(out[..., MAX_BUSY] == 0)
+    assert np.all(out[..., MAX_QUEUE] == 0)
+    assert np.all(out[..., N_REL_SENT] == 0)
+    # The reliable pool is never used, so its size does not matter.
+    no_pool = run(
+        [dict(s, n_rel=0) for s in strategies],
+        n_tasks=60,
+        n_unreliable=10,
+        fs_table=np.linspace(500.0, 3000.0, 64),
+        gamma_values=(0.7,),
+        keys=range(1, 6),
+    )
+    np.testing.assert_array_equal(out, no_pool)
+
+
+# ----------------------------------------------------------------------------- (e) CRN, batching
+RANDOM_SETUP = dict(
+    n_tasks=80,
+    n_unreliable=12,
+    t_r=1200.0,
+    d0=6000.0,
+    fs_table=np.sort(np.random.default_rng(0).uniform(400.0, 5000.0, 256)),
+    gamma_breaks=(0.0, 3000.0),
+    gamma_values=(0.9, 0.75),
+)
+BATCH = [
+    {"N": 0, "T": 0.0, "D": 1500.0, "n_rel": 2},
+    {"N": 1, "T": 500.0, "D": 1500.0, "n_rel": 3},
+    {"N": 2, "T": 1500.0, "D": 3000.0, "n_rel": 1},
+    {"N": 3, "T": 0.0, "D": 6000.0, "n_rel": 4},
+    {"N": N_INFINITE, "T": 3000.0, "D": 3000.0, "n_rel": 0},
+    {"N": N_INFINITE, "T": 6000.0, "D": 6000.0, "n_rel": 2, "budget": 900_000.0},
+    {"N": N_INFINITE, "T": 6000.0, "D": 6000.0, "n_rel": 3, "combine": True, "combined": True},
+    {"N": 0, "T": 0.0, "D": 6000.0, "n_rel": 2, "combined": True},
+]
+
+
+def test_same_key_same_output_different_keys_differ():
+    a = run(BATCH, keys=(11, 12, 13), **RANDOM_SETUP)
+    b = run(BATCH, keys=(11, 12, 13), **RANDOM_SETUP)
+    np.testing.assert_array_equal(a, b)
+    assert not np.isnan(a).any()
+    # Different keys: different throughput phases and tails.
+    assert len(set(a[0, :, T_TAIL])) == 3
+    for s in range(len(BATCH)):
+        assert len(set(a[s, :, COST])) == 3
+
+
+def test_output_does_not_depend_on_batching():
+    keys = (21, 22, 23, 24)
+    together = run(BATCH, keys=keys, **RANDOM_SETUP)
+    for s, strategy in enumerate(BATCH):
+        alone = run([strategy], keys=keys, **RANDOM_SETUP)
+        np.testing.assert_array_equal(alone[0], together[s])
+        one_key = run([strategy], keys=keys[2:3], **RANDOM_SETUP)
+        np.testing.assert_array_equal(one_key[0, 0], together[s, 2])
+    # Reversed strategy order, with duplicates.
+    shuffled = run(BATCH[::-1] + BATCH[:2], keys=keys, **RANDOM_SETUP)
+    np.testing.assert_array_equal(shuffled[: len(BATCH)][::-1], together)
+    np.testing.assert_array_equal(shuffled[len(BATCH) :], together[:2])
+
+
+def test_strategies_of_one_replication_share_the_throughput_phase():
+    out = run(BATCH, keys=(5, 6), **RANDOM_SETUP)
+    plain = [s for s, st in enumerate(BATCH) if not st.get("combined", False)]
+    for r in range(2):
+        assert len({out[s, r, T_TAIL] for s in plain}) == 1
+        assert len({out[s, r, N_TAIL] for s in plain}) == 1
+
+
+# ----------------------------------------------------------------------------- (f) t_tail
+def test_t_tail_150_tasks_50_machines():
+    # Waves of 50: [0, 1000], [1000, 2000], [2000, 3000].  At 2000, after the last result of
+    # wave 2, 50 tasks remain (not < 50); at 3000 the first result (task 100) leaves 49: t_tail
+    # = 3000 with tasks 101..149, whose results arrive at 3000 too (makespan 0).
+    out = row(AUR, n_tasks=150, n_unreliable=50)
+    np.testing.assert_array_equal(out, [0.0, 1000.0, 3000.0, 49.0, 0.0, 0.0, 0.0])
+
+
+def test_fewer_tasks_than_machines_starts_the_tail_at_zero():
+    # 3 tasks on 4 machines: t_tail = 0, results at 1000.  N = 0, T = 300, 2 reliable
+    # machines: at 300 the reliable instances of 0 and 1 start ([300, 800]) and 2's queues;
+    # it starts at 800 ([800, 1300]), but 2's unreliable result at 1000 comes first: makespan
+    # 1000 - 0.  The running reliable instance is paid: cost = (3 * 1000 + 3 * 5000) / 3.
+    out = row({"N": 0, "T": 300.0, "D": 4000.0, "n_rel": 2}, n_tasks=3)
+    np.testing.assert_allclose(out, [1000.0, 6000.0, 0.0, 3.0, 2.0, 1.0, 3.0])
+
+
+def test_no_tail_when_nothing_remains():
+    # n_tasks = 0: nothing to do, the tail starts at 0 with no task.
+    out = row(AUR, n_tasks=0)
+    np.testing.assert_array_equal(out, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+
+# ----------------------------------------------------------------------------- B, CN_inf, CN1T0
+def test_budget_strategy_triggers_at_t_tail():
+    # Paid at t_tail: 4000; a reliable run costs 5000.  Budget 19000: 3 * 5000 <= 19000 - 4000
+    # at t_tail, so 4, 5, 6 get reliable instances at once (queue 3), done at 1500.  Cost =
+    # (7000 + 15000) / 7.
+    strategy = {"N": N_INFINITE, "T": 4000.0, "D": 4000.0, "n_rel": 3, "budget": 19000.0}
+    np.testing.assert_allclose(row(strategy), [500.0, 22000.0 / 7, 1000.0, 3.0, 3.0, 3.0, 3.0])
+
+
+def test_budget_strategy_triggers_after_a_result():
+    # Budget 18999: not at t_tail (15000 > 14999).  At 2000 the result of 4 is paid (5000):
+    # 2 * 5000 <= 18999 - 5000, so 5 and 6 enqueue reliable instances, which start at once,
+    # before their own unreliable results at the same instant.  Makespan 1000, cost =
+    # (7000 + 2 * 5000) / 7.
+    strategy = {"N": N_INFINITE, "T": 4000.0, "D": 4000.0, "n_rel": 3, "budget": 18999.0}
+    np.testing.assert_allclose(row(strategy), [1000.0, 17000.0 / 7, 1000.0, 3.0, 2.0, 2.0, 2.0])
+
+
+def test_combined_throughput_phase():
+    # Combined variant with one reliable machine (t_r = 500): at 0 the unreliable machines take
+    # 0..3 and the reliable one takes 4 (result 500); at 500 it takes 5 (result 1000); at 1000
+    # the reliable result of 5 comes first and the machine takes 6 (result 1500), then the
+    # results of 0 and 1 leave 3 tasks: t_tail = 1000 with 2, 3 (results at 1000) and 6 (on
+    # the reliable machine, busy at t_tail).  Cost = (4 * 1000 + 3 * 5000) / 7.
+    strategy = {"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1, "combined": True}
+    np.testing.assert_allclose(row(strategy), [500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 0.0, 0.0])
+
+
+def test_combine_spills_the_unreliable_queue_onto_reliable_machines():
+    # Plain throughput (t_tail = 1000, tasks 4, 5, 6 with results at 2000, one idle unreliable
+    # machine), then N = inf, T = 0, combine with one reliable machine (t_r = 500).  At 1000:
+    # 4's timer sends a tail instance on the idle unreliable machine (result 2000); its new
+    # timer at 1000 precedes 5's (task order), so 4 queues again and spills onto the reliable
+    # machine ([1000, 1500]); 5 and 6 queue.  At 1500 the reliable machine takes 5 ([1500,
+    # 2000]), at 2000 (after 5's reliable result) it takes 6 ([2000, 2500]).  Makespan 1000.
+    # Cost = (4000 + 4000 [two results of 4, one of 5, one of 6] + 3 * 5000) / 7.
+    strategy = {"N": N_INFINITE, "T": 0.0, "D": 4000.0, "n_rel": 1, "combine": True}
+    np.testing.assert_allclose(row(strategy), [1000.0, 23000.0 / 7, 1000.0, 3.0, 1.0, 0.0, 3.0])
+
+
+def test_task_on_a_reliable_machine_at_t_tail_gets_no_further_instance():
+    # Combined throughput with one reliable machine, t_r = 1500: 4 runs on it [0, 1500]; at
+    # 1000 the results of 0, 1 send 5, 6 (results 2000) and t_tail = 1000 after 3's result.
+    # CN1T0-like tail (N = 0, T = 0): 4 gets nothing; 5 and 6 queue reliable instances behind
+    # 4's run.  5's starts at 1500 ([1500, 3000], paid), 6's is cancelled by 6's unreliable
+    # result at 2000.  Cost = (4 * 1000 + 15000 [4] + 15000 [5] + 2000 [5, 6]) / 7.
+    strategy = {"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1, "combined": True}
+    out = row(strategy, t_r=1500.0)
+    np.testing.assert_allclose(out, [1000.0, 36000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 1.0])
+
+
+# ----------------------------------------------------------------------------- (g) safety cap
+def test_cap_in_the_throughput_phase_gives_nan():
+    # gamma = 0: no instance ever returns a result.
+    out = run(
+        [AUR, {"N": 0, "T": 0.0, "D": 10.0, "n_rel": 2}], gamma_values=(0.0,), max_instances=1000
+    )
+    assert np.isnan(out).all()
+
+
+def test_cap_in_the_tail_gives_nan_only_for_that_strategy():
+    # gamma 1 before 500, 0 after: the throughput phase ends (t_tail = 1000) but tail tasks
+    # never get a result without a reliable instance.  N = inf loops until the cap; N = 0 is
+    # fine (see test_finite_n_with_all_unreliable_instances_failing).
+    out = run(
+        [AUR, {"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1}],
+        gamma_breaks=(0.0, 500.0),
+        gamma_values=(1.0, 0.0),
+        max_instances=1000,
+    )
+    assert np.isnan(out[0]).all()
+    np.testing.assert_allclose(out[1, 0], [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])

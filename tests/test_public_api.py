@@ -1,0 +1,79 @@
+"""The public names exist and the docstring examples run."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import mopt
+import mopt.core
+import mopt.expert
+import mopt.solvers
+
+
+@pytest.mark.parametrize(
+    "module", [mopt, mopt.core, mopt.expert, mopt.solvers], ids=lambda m: m.__name__
+)
+def test_every_listed_name_exists(module):
+    assert module.__all__, module.__name__
+    assert len(set(module.__all__)) == len(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name, None) is not None, f"{module.__name__}.{name}"
+
+
+def test_top_level_names():
+    assert mopt.__version__
+    assert issubclass(mopt.InputError, ValueError) and issubclass(mopt.InputError, mopt.MoptError)
+    assert mopt.expert is importlib.import_module("mopt.expert")
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        mopt.nothing  # noqa: B018
+
+
+def _modules():
+    names = ["mopt"]
+    for pkg in (mopt.core, mopt.solvers, mopt.expert):
+        names.append(pkg.__name__)
+        names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+    return [n for n in names if not n.endswith("._engine")]
+
+
+def test_the_module_list_is_complete():
+    mods = _modules()
+    for expected in (
+        "mopt.core.problem",
+        "mopt.core.utility",
+        "mopt.solvers.base",
+        "mopt.expert.estimator",
+        "mopt.expert.turnaround",
+    ):
+        assert expected in mods
+
+
+@pytest.mark.parametrize("name", _modules())
+def test_doctests(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
+    assert result.failed == 0, f"{result.failed} doctest failure(s) in {name}"
+    if name in WITH_EXAMPLES:
+        assert result.attempted > 0, f"{name} lost its Examples"
+
+
+#: modules whose public functions carry runnable Examples today
+WITH_EXAMPLES = {
+    "mopt.core.errors",
+    "mopt.core.pareto",
+    "mopt.core.problem",
+    "mopt.core.random",
+    "mopt.core.utility",
+    "mopt.solvers",
+    "mopt.expert.environment",
+    "mopt.expert.estimator",
+    "mopt.expert.problem",
+    "mopt.expert.strategy",
+    "mopt.expert.turnaround",
+}
