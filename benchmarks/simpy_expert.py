@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
@@ -52,7 +52,8 @@ OUTPUT_COLUMNS = (
 )
 
 MAX_INSTANCES = 10_000_000
-TAIL_INSTANCE_BASE = 1_000_000  # tail unreliable instance j of a task has instance number 1_000_000 + j
+# tail unreliable instance j of a task has instance number TAIL_INSTANCE_BASE + j
+TAIL_INSTANCE_BASE = 1_000_000
 
 # ---------------------------------------------------------------------------------------------
 # Counter-based random numbers (pure Python, explicit 64-bit wrapping)
@@ -99,7 +100,7 @@ class _At(simpy.Event):
 
 
 class _Runaway(Exception):
-    """More than MAX_INSTANCES instances were sent: the replication is abandoned (NaN)."""
+    """More than ``max_instances`` instances were sent in a phase: the replication gives NaN."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,7 +150,6 @@ class _Outputs:
     paid: float = 0.0  # results returned so far (strategy B compares the budget with this)
     tail_sends: int = 0
     throughput_sends: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 class ExpertReplication:
@@ -175,7 +175,9 @@ class ExpertReplication:
         combined_throughput,
         budget,
         key,
+        max_instances=MAX_INSTANCES,
     ):
+        self.max_instances = int(max_instances)
         self.n_tasks = int(n_tasks)
         self.n_unreliable = int(n_unreliable)
         self.t_r = float(t_r)
@@ -203,7 +205,9 @@ class ExpertReplication:
 
         self.env = simpy.Environment(initial_time=0.0)
         self.unreliable_pool = simpy.Resource(self.env, capacity=self.n_unreliable)
-        self.reliable_pool = simpy.Resource(self.env, capacity=self.n_rel) if self.n_rel > 0 else None
+        self.reliable_pool = (
+            simpy.Resource(self.env, capacity=self.n_rel) if self.n_rel > 0 else None
+        )
         self.tasks = [_Task(j) for j in range(self.n_tasks)]
         self.remaining = self.n_tasks
         self.in_tail = False
@@ -249,11 +253,11 @@ class ExpertReplication:
         if in_throughput:
             task.current_throughput = inst
             self.out.throughput_sends += 1
-            if self.out.throughput_sends > MAX_INSTANCES:
+            if self.out.throughput_sends > self.max_instances:
                 raise _Runaway
         else:
             self.out.tail_sends += 1
-            if self.out.tail_sends > MAX_INSTANCES:
+            if self.out.tail_sends > self.max_instances:
                 raise _Runaway
             if reliable:
                 self.out.n_reliable_instances += 1
@@ -410,6 +414,10 @@ class ExpertReplication:
             self.env.run(until=self.all_done)
         except _Runaway:
             return (math.nan,) * len(OUTPUT_COLUMNS)
+        except RuntimeError as exc:  # no events left before every task finished: never ends
+            if "No scheduled events left" not in str(exc):
+                raise
+            return (math.nan,) * len(OUTPUT_COLUMNS)
         o = self.out
         return (
             o.last_completion - o.t_tail,
@@ -441,14 +449,17 @@ def simulate_one(
     combined_throughput,
     budget,
     key,
+    *,
+    max_instances=MAX_INSTANCES,
 ) -> tuple[float, ...]:
     """One replication of one strategy; returns the values of :data:`OUTPUT_COLUMNS`.
 
-    ``N = -1`` means infinity, ``budget = inf`` means no budget (strategy B otherwise).
+    ``N = -1`` means infinity, ``budget = inf`` means no budget (strategy B otherwise).  More
+    than ``max_instances`` instances sent in a phase gives a row of NaN.
     """
     return ExpertReplication(
         n_tasks, n_unreliable, t_r, d0, c_ur, c_r, charging_period_r, fs_table, gamma_breaks,
-        gamma_values, N, T, D, n_rel, combine, combined_throughput, budget, key,
+        gamma_values, N, T, D, n_rel, combine, combined_throughput, budget, key, max_instances,
     ).run()  # fmt: skip
 
 
@@ -471,6 +482,8 @@ def simulate(
     combined_throughput,
     budget,
     keys,
+    *,
+    max_instances=MAX_INSTANCES,
 ) -> np.ndarray:
     """Every strategy (arrays ``N .. budget``) times every key: float64 (n_strategies, n_keys, 7)."""
     N, T, D, n_rel = np.atleast_1d(N), np.atleast_1d(T), np.atleast_1d(D), np.atleast_1d(n_rel)
@@ -483,5 +496,6 @@ def simulate(
                 n_tasks, n_unreliable, t_r, d0, c_ur, c_r, charging_period_r, fs_table,
                 gamma_breaks, gamma_values, int(N[i]), float(T[i]), float(D[i]), int(n_rel[i]),
                 bool(combine[i]), bool(combined_throughput[i]), float(budget[i]), int(keys[r]),
+                max_instances=max_instances,
             )  # fmt: skip
     return out

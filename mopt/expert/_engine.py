@@ -30,6 +30,7 @@ __all__ = [
     "uniform",
     "reliable_run_cost",
     "throughput_phase",
+    "event_orders",
     "tail_phase",
     "simulate",
 ]
@@ -111,7 +112,7 @@ def uniform(key: int, task: int, k: int, stream: int) -> float:
     return np.float64(x >> np.uint64(11)) * _TWO_POW_M53
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gamma_at(gamma_breaks: np.ndarray, gamma_values: np.ndarray, t_send: float) -> float:
     """Reliability of an instance sent at ``t_send``: value of the last break ``<= t_send``."""
     n = gamma_breaks.shape[0]
@@ -128,7 +129,7 @@ def _gamma_at(gamma_breaks: np.ndarray, gamma_values: np.ndarray, t_send: float)
     return gamma_values[lo]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _turnaround(fs_table: np.ndarray, u: float) -> float:
     n = fs_table.shape[0]
     idx = int(u * n)
@@ -151,7 +152,7 @@ def reliable_run_cost(t_r: float, c_r: float, charging_period_r: float) -> float
 # ----------------------------------------------------------------------------- event heap
 # A binary min-heap over (time, code) held in three arrays; code = kind << 32 | row, and ``pay``
 # carries the cost of a result event (paid when it is popped).
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heap_push(h_time, h_code, h_pay, size, time, code, pay):
     pos = size
     while pos > 0:
@@ -169,7 +170,7 @@ def _heap_push(h_time, h_code, h_pay, size, time, code, pay):
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _heap_pop(h_time, h_code, h_pay, size):
     """Remove the root (read it before calling); return the new size."""
     size -= 1
@@ -307,7 +308,9 @@ def throughput_phase(
                         end[j] = t + turnaround
                         success[j] = True
                         code = (_UNRELIABLE_RESULT << _KIND_SHIFT) | j
-                        size = _heap_push(h_time, h_code, h_pay, size, end[j], code, c_ur * turnaround)
+                        size = _heap_push(
+                            h_time, h_code, h_pay, size, end[j], code, c_ur * turnaround
+                        )
                 if not ok:
                     end[j] = t + d0
                     success[j] = False
@@ -322,6 +325,8 @@ def throughput_phase(
                 size = _heap_push(h_time, h_code, h_pay, size, end[j], code, cost_reliable_run)
         if remaining < n_unreliable:
             break
+        if size == 0:  # nothing can happen any more (no machine at all)
+            return np.nan, np.nan, -1
         t = h_time[0]
         code = h_code[0]
         pay = h_pay[0]
@@ -357,6 +362,79 @@ def throughput_phase(
 
 
 # ----------------------------------------------------------------------------- tail phase
+@njit(cache=True, inline="always")
+def _initial_kind(rem_success, rem_on_reliable, i):
+    if rem_on_reliable[i]:
+        return _RELIABLE_RESULT
+    if rem_success[i]:
+        return _UNRELIABLE_RESULT
+    return _UNRELIABLE_FAILURE
+
+
+@njit(cache=True)
+def event_orders(rem_send, rem_end, rem_success, rem_on_reliable, n_remaining):
+    """Orders of the rows of a tail state, computed once per state.
+
+    Parameters
+    ----------
+    rem_send, rem_end, rem_success, rem_on_reliable : ndarray
+        State arrays (see :func:`throughput_phase`).
+    n_remaining : int
+        Number of valid rows.
+
+    Returns
+    -------
+    ndarray of int64, shape (2, n_remaining)
+        Row 0: rows sorted by the end event of their running instance on (time, kind, row) --
+        reliable results, then unreliable results, then failures at equal times, ties by row.
+        Row 1: rows sorted by (send time, row), the order of their first timers.
+    """
+    orders = np.empty((2, n_remaining), np.int64)
+    orders[1] = np.argsort(rem_send[:n_remaining], kind="mergesort")  # stable: ties by row
+    order = np.argsort(rem_end[:n_remaining], kind="mergesort")
+    for a in range(1, n_remaining):  # insertion sort of the (rare) equal-time runs by kind
+        x = order[a]
+        kx = _initial_kind(rem_success, rem_on_reliable, x)
+        b = a - 1
+        while b >= 0:
+            y = order[b]
+            if rem_end[y] < rem_end[x]:
+                break
+            ky = _initial_kind(rem_success, rem_on_reliable, y)
+            if ky < kx or (ky == kx and y < x):
+                break
+            order[b + 1] = y
+            b -= 1
+        order[b + 1] = x
+    orders[0] = order
+    return orders
+
+
+@njit(cache=True, inline="always")
+def _timer_append(tf_time, tf_row, tf_head, tf_count, time, row):
+    """Append a timer to the timer FIFO, keeping equal-time runs in row order.
+
+    Timers are created in nondecreasing time order (each at the current time plus ``T``), so
+    the FIFO stays sorted by (time, row); only the trailing equal-time run may need a shift.
+    Returns the new count.
+    """
+    cap = tf_time.shape[0]
+    pos = tf_head + tf_count
+    if pos >= cap:
+        pos -= cap
+    while pos != tf_head:
+        prev = pos - 1 if pos > 0 else cap - 1
+        if tf_time[prev] == time and tf_row[prev] > row:
+            tf_time[pos] = tf_time[prev]
+            tf_row[pos] = tf_row[prev]
+            pos = prev
+        else:
+            break
+    tf_time[pos] = time
+    tf_row[pos] = row
+    return tf_count + 1
+
+
 @njit(cache=True)
 def tail_phase(
     n_tasks,
@@ -381,6 +459,7 @@ def tail_phase(
     rem_end,
     rem_success,
     rem_on_reliable,
+    rem_orders,
     n_remaining,
     max_instances,
     out,
@@ -414,14 +493,104 @@ def tail_phase(
         The remaining tasks (rows sorted by task id) and their running instance, as written by
         :func:`throughput_phase`.  A task whose instance runs on a reliable machine already has
         its reliable instance.
+    rem_orders : ndarray of int64, shape (2, >= n_remaining)
+        :func:`event_orders` of the state, or an empty ``(2, 0)`` array to compute it here.
     n_remaining : int
         Number of valid rows.
     max_instances : int
         Safety cap on instances sent in the tail; beyond it the row is NaN.
     out : ndarray
         Row of length 7 receiving :data:`OUTPUT_COLUMNS`.
+
+    Notes
+    -----
+    Events live in five time-ordered sources merged on (time, kind, row): the running
+    instances at ``t_tail`` (``rem_orders[0]``), FIFOs of reliable results, of unreliable
+    failures and of timers (all three are created in time order, as every send happens at the
+    current time; see :func:`_timer_append`), and a heap of unreliable results.
     """
+    ws_flags, ws_int, ws_float = _tail_workspace(n_remaining, n_unreliable, n_rel)
+    _tail_phase(
+        n_tasks,
+        n_unreliable,
+        t_r,
+        c_ur,
+        cost_reliable_run,
+        fs_table,
+        gamma_breaks,
+        gamma_values,
+        n_limit,
+        t_timeout,
+        deadline,
+        n_rel,
+        combine,
+        budget,
+        key,
+        t_tail,
+        cost_paid,
+        rem_task,
+        rem_send,
+        rem_end,
+        rem_success,
+        rem_on_reliable,
+        rem_orders,
+        n_remaining,
+        max_instances,
+        out,
+        ws_flags,
+        ws_int,
+        ws_float,
+    )
+
+
+@njit(cache=True)
+def _tail_workspace(n_remaining, n_unreliable, n_rel):
+    """Workspaces big enough for :func:`_tail_phase` with at most these sizes."""
+    q_cap = max(n_remaining, 1)
+    fifo_cap_rel = max(n_rel, 1)
+    fifo_cap_ur = max(n_unreliable, 1)
+    ws_flags = np.empty(4 * n_remaining, np.bool_)
+    ws_int = np.empty(n_remaining + 3 * q_cap + fifo_cap_rel + 2 * fifo_cap_ur, np.int64)
+    ws_float = np.empty(q_cap + fifo_cap_rel + 3 * fifo_cap_ur)
+    return ws_flags, ws_int, ws_float
+
+
+@njit(cache=True)
+def _tail_phase(
+    n_tasks,
+    n_unreliable,
+    t_r,
+    c_ur,
+    cost_reliable_run,
+    fs_table,
+    gamma_breaks,
+    gamma_values,
+    n_limit,
+    t_timeout,
+    deadline,
+    n_rel,
+    combine,
+    budget,
+    key,
+    t_tail,
+    cost_paid,
+    rem_task,
+    rem_send,
+    rem_end,
+    rem_success,
+    rem_on_reliable,
+    rem_orders,
+    n_remaining,
+    max_instances,
+    out,
+    ws_flags,
+    ws_int,
+    ws_float,
+):
+    """:func:`tail_phase` on caller-provided workspaces (see :func:`_tail_workspace`)."""
     n_rem = n_remaining
+    if rem_orders.shape[1] < n_rem:
+        rem_orders = event_orders(rem_send, rem_end, rem_success, rem_on_reliable, n_rem)
     if n_rel <= 0:
         n_rel = 0
         n_limit = -1
@@ -434,56 +603,80 @@ def tail_phase(
     max_queue = 0
     committed = cost_paid  # every result ever paid, known at send time (for the cost output)
     paid = cost_paid  # results returned so far (for the budget rule)
-    # Per-task state (row index = task order).
-    done = np.zeros(n_rem, np.bool_)
-    queued_ur = np.zeros(n_rem, np.bool_)
-    queued_rel = np.zeros(n_rem, np.bool_)
-    has_rel = np.zeros(n_rem, np.bool_)
-    n_tail_ur = np.zeros(n_rem, np.int64)
-    # FCFS queues as ring buffers: a task has at most one entry per queue at any time.
+    # Per-task state (row index = task order) and event sources, as views of the workspaces.
     q_cap = max(n_rem, 1)
-    ur_queue = np.empty(q_cap, np.int64)
-    rel_queue = np.empty(q_cap, np.int64)
+    fifo_cap_rel = max(n_rel, 1)
+    fifo_cap_ur = max(n_unreliable, 1)
+    flags = ws_flags[: 4 * n_rem]
+    flags[:] = False
+    done = flags[:n_rem]
+    queued_ur = flags[n_rem : 2 * n_rem]
+    queued_rel = flags[2 * n_rem : 3 * n_rem]
+    has_rel = flags[3 * n_rem : 4 * n_rem]
+    a = 0
+    n_tail_ur = ws_int[a : a + n_rem]
+    n_tail_ur[:] = 0
+    a += n_rem
+    ur_queue = ws_int[a : a + q_cap]  # FCFS queues as ring buffers: a task has at most
+    a += q_cap  # one entry per queue at any time
+    rel_queue = ws_int[a : a + q_cap]
+    a += q_cap
+    tf_row = ws_int[a : a + q_cap]
+    a += q_cap
+    rr_row = ws_int[a : a + fifo_cap_rel]
+    a += fifo_cap_rel
+    ff_row = ws_int[a : a + fifo_cap_ur]
+    a += fifo_cap_ur
+    sh_row = ws_int[a : a + fifo_cap_ur]
+    a = 0
+    tf_time = ws_float[a : a + q_cap]
+    a += q_cap
+    rr_time = ws_float[a : a + fifo_cap_rel]
+    a += fifo_cap_rel
+    ff_time = ws_float[a : a + fifo_cap_ur]
+    a += fifo_cap_ur
+    sh_time = ws_float[a : a + fifo_cap_ur]
+    a += fifo_cap_ur
+    sh_pay = ws_float[a : a + fifo_cap_ur]
     ur_head = 0
     ur_count = 0
     rel_head = 0
     rel_count = 0
     rel_live = 0  # non-cancelled entries of the reliable queue
-    # Events: one per running instance plus at most one pending timer per task.
     busy_ur = 0
     busy_rel = 0
     for i in range(n_rem):
         if rem_on_reliable[i]:
             busy_rel += 1
-        else:
-            busy_ur += 1
-    h_cap = n_rem + max(n_unreliable, busy_ur) + max(n_rel, busy_rel) + 1
-    h_time = np.empty(h_cap)
-    h_code = np.empty(h_cap, np.int64)
-    h_pay = np.empty(h_cap)
-    size = 0
-    for i in range(n_rem):
-        if rem_on_reliable[i]:
             has_rel[i] = True
             committed += cost_reliable_run
-            code = (_RELIABLE_RESULT << _KIND_SHIFT) | i
-            size = _heap_push(h_time, h_code, h_pay, size, rem_end[i], code, cost_reliable_run)
         else:
+            busy_ur += 1
             if rem_success[i]:
-                pay = c_ur * (rem_end[i] - rem_send[i])
-                committed += pay
-                code = (_UNRELIABLE_RESULT << _KIND_SHIFT) | i
-                size = _heap_push(h_time, h_code, h_pay, size, rem_end[i], code, pay)
-            else:
-                code = (_UNRELIABLE_FAILURE << _KIND_SHIFT) | i
-                size = _heap_push(h_time, h_code, h_pay, size, rem_end[i], code, 0.0)
-            t_timer = rem_send[i] + t_timeout
-            if t_timer < t_tail:
-                t_timer = t_tail
-            size = _heap_push(h_time, h_code, h_pay, size, t_timer, (_TIMER << _KIND_SHIFT) | i, 0.0)
+                committed += c_ur * (rem_end[i] - rem_send[i])
+    # Event sources (see Notes); at most one pending timer per task.
+    rr_head = 0
+    rr_count = 0
+    ff_head = 0
+    ff_count = 0
+    sh_size = 0
+    tf_head = 0
+    tf_count = 0
+    # First timers: those due by t_tail fire at t_tail in row order, then the others.
+    for i in range(n_rem):
+        if not rem_on_reliable[i] and rem_send[i] + t_timeout <= t_tail:
+            if not (rem_success[i] and rem_end[i] <= t_tail):
+                tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t_tail, i)
+    for a in range(n_rem):
+        i = rem_orders[1, a]
+        t_timer = rem_send[i] + t_timeout
+        if not rem_on_reliable[i] and t_timer > t_tail:
+            if not (rem_success[i] and rem_end[i] <= t_timer):
+                tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t_timer, i)
+    p_initial = 0
     if n_rem == 0:
         out[0] = 0.0
-        out[1] = committed / n_tasks
+        out[1] = committed / n_tasks if n_tasks > 0 else 0.0
         out[4] = 0.0
         out[5] = 0.0
         out[6] = 0.0
@@ -532,20 +725,24 @@ def tail_phase(
             k = TAIL_INSTANCE_OFFSET + n_tail_ur[i] - 1
             g = gamma_values[0] if constant_gamma else _gamma_at(gamma_breaks, gamma_values, t)
             ok = False
+            turnaround = 0.0
             if uniform(key, task, k, 0) < g:
                 turnaround = _turnaround(fs_table, uniform(key, task, k, 1))
                 if turnaround < deadline:
                     ok = True
                     pay = c_ur * turnaround
                     committed += pay
-                    code = (_UNRELIABLE_RESULT << _KIND_SHIFT) | i
-                    size = _heap_push(h_time, h_code, h_pay, size, t + turnaround, code, pay)
+                    sh_size = _heap_push(sh_time, sh_row, sh_pay, sh_size, t + turnaround, i, pay)
             if not ok:
-                code = (_UNRELIABLE_FAILURE << _KIND_SHIFT) | i
-                size = _heap_push(h_time, h_code, h_pay, size, t + deadline, code, 0.0)
-            if not triggered:
-                code = (_TIMER << _KIND_SHIFT) | i
-                size = _heap_push(h_time, h_code, h_pay, size, t + t_timeout, code, 0.0)
+                pos = ff_head + ff_count
+                if pos >= fifo_cap_ur:
+                    pos -= fifo_cap_ur
+                ff_time[pos] = t + deadline
+                ff_row[pos] = i
+                ff_count += 1
+            # The timer is useless once the task is done: a result at or before it comes first.
+            if not triggered and not (ok and turnaround <= t_timeout):
+                tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t + t_timeout, i)
         while free_rel > 0 and (rel_count > 0 or (combine and ur_count > 0)):
             if rel_count > 0:
                 i = rel_queue[rel_head]
@@ -574,19 +771,90 @@ def tail_phase(
                 max_busy = busy_rel
             n_rel_sent += 1
             committed += cost_reliable_run
-            code = (_RELIABLE_RESULT << _KIND_SHIFT) | i
-            size = _heap_push(h_time, h_code, h_pay, size, t + t_r, code, cost_reliable_run)
-        if n_sent > max_instances or size == 0:
-            for c in range(7):
-                out[c] = np.nan
-            return
-        # Next event.
-        t = h_time[0]
-        code = h_code[0]
-        pay = h_pay[0]
-        size = _heap_pop(h_time, h_code, h_pay, size)
-        kind = code >> _KIND_SHIFT
-        i = code & _ROW_MASK
+            pos = rr_head + rr_count
+            if pos >= fifo_cap_rel:
+                pos -= fifo_cap_rel
+            rr_time[pos] = t + t_r
+            rr_row[pos] = i
+            rr_count += 1
+        if n_sent > max_instances:
+            break
+        # Next event: the least (time, kind, row) over the five sources.
+        source = -1
+        t = np.inf
+        kind = 4
+        i = 0
+        if p_initial < n_rem:
+            row = rem_orders[0, p_initial]
+            source = 0
+            t = rem_end[row]
+            kind = _initial_kind(rem_success, rem_on_reliable, row)
+            i = row
+        if rr_count > 0:
+            te = rr_time[rr_head]
+            row = rr_row[rr_head]
+            if te < t or (te == t and (kind > _RELIABLE_RESULT or row < i)):
+                source = 1
+                t = te
+                kind = _RELIABLE_RESULT
+                i = row
+        if sh_size > 0:
+            te = sh_time[0]
+            row = sh_row[0]
+            if te < t or (
+                te == t and (kind > _UNRELIABLE_RESULT or (kind == _UNRELIABLE_RESULT and row < i))
+            ):
+                source = 2
+                t = te
+                kind = _UNRELIABLE_RESULT
+                i = row
+        if ff_count > 0:
+            te = ff_time[ff_head]
+            row = ff_row[ff_head]
+            if te < t or (
+                te == t
+                and (kind > _UNRELIABLE_FAILURE or (kind == _UNRELIABLE_FAILURE and row < i))
+            ):
+                source = 3
+                t = te
+                kind = _UNRELIABLE_FAILURE
+                i = row
+        if tf_count > 0:
+            te = tf_time[tf_head]
+            row = tf_row[tf_head]
+            if te < t or (te == t and (kind > _TIMER or (kind == _TIMER and row < i))):
+                source = 4
+                t = te
+                kind = _TIMER
+                i = row
+        pay = 0.0
+        if source == 0:
+            p_initial += 1
+            if kind == _RELIABLE_RESULT:
+                pay = cost_reliable_run
+            elif kind == _UNRELIABLE_RESULT:
+                pay = c_ur * (rem_end[i] - rem_send[i])
+        elif source == 1:
+            rr_head += 1
+            if rr_head == fifo_cap_rel:
+                rr_head = 0
+            rr_count -= 1
+            pay = cost_reliable_run
+        elif source == 2:
+            pay = sh_pay[0]
+            sh_size = _heap_pop(sh_time, sh_row, sh_pay, sh_size)
+        elif source == 3:
+            ff_head += 1
+            if ff_head == fifo_cap_ur:
+                ff_head = 0
+            ff_count -= 1
+        elif source == 4:
+            tf_head += 1
+            if tf_head == q_cap:
+                tf_head = 0
+            tf_count -= 1
+        else:
+            break  # nothing left to happen: cannot finish
         if kind == _TIMER:
             if done[i] or queued_ur[i] or queued_rel[i] or has_rel[i] or triggered:
                 continue
@@ -626,13 +894,15 @@ def tail_phase(
                     queued_rel[i] = False
                     rel_live -= 1
                 if n_done == n_rem:
-                    break
+                    out[0] = last_completion - t_tail
+                    out[1] = committed / n_tasks
+                    out[4] = max_busy
+                    out[5] = max_queue
+                    out[6] = n_rel_sent
+                    return
             check_budget = budget_mode and not triggered
-    out[0] = last_completion - t_tail
-    out[1] = committed / n_tasks
-    out[4] = max_busy
-    out[5] = max_queue
-    out[6] = n_rel_sent
+    for c in range(7):
+        out[c] = np.nan
 
 
 # ----------------------------------------------------------------------------- batch driver
@@ -671,6 +941,7 @@ def _simulate_batch(
     st_t_tail = np.empty((n_variants, n_keys))
     st_cost = np.empty((n_variants, n_keys))
     st_n_rem = np.empty((n_variants, n_keys), np.int64)
+    st_orders = np.empty((n_variants, n_keys, 2, width), np.int64)
     for p in prange(n_variants * n_keys):
         v = p // n_keys
         r = p - v * n_keys
@@ -697,11 +968,19 @@ def _simulate_batch(
         st_t_tail[v, r] = t_tail
         st_cost[v, r] = cost_paid
         st_n_rem[v, r] = n_rem
+        if n_rem > 0:
+            st_orders[v, r, :, :n_rem] = event_orders(
+                st_send[v, r], st_end[v, r], st_success[v, r], st_on_reliable[v, r], n_rem
+            )
     out = np.empty((n_strategies, n_keys, 7))
     n_pairs = n_strategies * n_keys
     # Strided blocks: each block interleaves strategies, which balances cheap and costly tails.
     n_blocks = min(n_pairs, 256)
+    max_n_rel = 0
+    for s in range(n_strategies):
+        max_n_rel = max(max_n_rel, n_rel[s])
     for b in prange(n_blocks):
+        ws_flags, ws_int, ws_float = _tail_workspace(width, n_unreliable, max_n_rel)
         for p in range(b, n_pairs, n_blocks):
             s = p // n_keys
             r = p - s * n_keys
@@ -710,7 +989,7 @@ def _simulate_batch(
                 for c in range(7):
                     out[s, r, c] = np.nan
                 continue
-            tail_phase(
+            _tail_phase(
                 n_tasks,
                 n_unreliable,
                 t_r,
@@ -733,9 +1012,13 @@ def _simulate_batch(
                 st_end[v, r],
                 st_success[v, r],
                 st_on_reliable[v, r],
+                st_orders[v, r],
                 st_n_rem[v, r],
                 max_instances,
                 out[s, r],
+                ws_flags,
+                ws_int,
+                ws_float,
             )
     return out
 

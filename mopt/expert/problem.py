@@ -67,7 +67,7 @@ class NTDMrProblem(StochasticProblem):
     """The NTDM_r strategies of a grid, objectives ``("makespan", "cost")``.
 
     Designs are the grid points with T ≤ D.  With N = ∞ the reliable pool is never used, so M_r is
-    irrelevant: each (T, D) appears once, with the first M_r value.  Strategies that can never finish
+    irrelevant: each (T, D) appears once, decoded with M_r = 0 (design vector index 0).  Strategies that can never finish
     (no reliable fallback and no unreliable result possible before D) are left out and counted in
     :attr:`n_excluded`.  The design vector is the four grid indices ``(iN, iT, iD, iMr)``.
 
@@ -144,7 +144,7 @@ class NTDMrProblem(StochasticProblem):
         a, b, c, e = (int(v) for v in np.asarray(x).ravel())
         n = self.grid["N"][a]
         return {"N": math.inf if math.isinf(n) else int(n), "T": float(self.grid["T"][b]),
-                "D": float(self.grid["D"][c]), "Mr": float(self.grid["Mr"][e])}
+                "D": float(self.grid["D"][c]), "Mr": 0.0 if math.isinf(n) else float(self.grid["Mr"][e])}
 
     def strategy(self, i: int) -> Strategy:
         """The Strategy of design ``i``."""
@@ -154,6 +154,7 @@ class NTDMrProblem(StochasticProblem):
         indices = np.asarray(indices, dtype=np.int64)
         x = self._x[indices]
         df = pd.DataFrame({k: self.grid[k][x[:, j]] for j, k in enumerate(self.parameter_names)})
+        df.loc[np.isinf(df["N"].to_numpy()), "Mr"] = 0.0  # no reliable pool is used
         df.insert(0, "design", indices)
         return df
 

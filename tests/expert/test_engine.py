@@ -1,4 +1,5 @@
-"""Hand-computed cases for the ExPERT Estimator engine (``mopt/expert/_engine.py``).
+"""Hand-computed cases for the ExPERT Estimator engine (``mopt/expert/_engine.py``), plus a
+cross-check against a literal (slow, single-heap) reference implementation of the spec.
 
 Unless a test says otherwise the turnaround is deterministic (``fs_table = [1000.]``: every
 successful unreliable instance takes exactly 1000 s), ``gamma = 1``, ``c_ur = 1``, ``c_r = 10``
@@ -38,7 +39,10 @@ def run(
 ):
     """Simulate ``strategies``: a list of dicts with keys N, T, D, n_rel and optional
     combine, combined (throughput), budget.  Returns the (n_strategies, n_keys, 7) array."""
-    col = lambda name, default=None: np.array([s.get(name, default) for s in strategies])  # noqa: E731
+
+    def col(name, default=None):
+        return np.array([strategy.get(name, default) for strategy in strategies])
+
     return simulate(
         n_tasks,
         n_unreliable,
@@ -407,3 +411,177 @@ def test_cap_in_the_tail_gives_nan_only_for_that_strategy():
     )
     assert np.isnan(out[0]).all()
     np.testing.assert_allclose(out[1, 0], [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])
+
+
+# ----------------------------------------------------------------------------- literal reference
+# The engine merges several event sources and skips timers that cannot act; this reference
+# follows the spec literally (one heap of (time, kind, task) events, every timer, payment when
+# a result arrives, simulation continued until the last running instance ends) and must agree.
+def _reference(n_tasks, n_ur, t_r, d0, fs, gb, gv, N, T, D, n_rel, combine, combined, budget, key):
+    import heapq
+    from collections import deque
+
+    rel_cost = 10.0 * math.ceil(t_r)
+    REL, URS, URF, TIMER = range(4)
+
+    def draw(task, k, s, deadline):
+        g = gv[max(int(np.searchsorted(gb, s, side="right")) - 1, 0)]
+        if uniform(np.uint64(key), task, k, 0) < g:
+            t = fs[min(int(uniform(np.uint64(key), task, k, 1) * len(fs)), len(fs) - 1)]
+            if t < deadline:
+                return URS, s + t, t
+        return URF, s + deadline, 0.0
+
+    # Throughput phase.
+    queue, free_ur, free_rel = deque(range(n_tasks)), n_ur, (n_rel if combined else 0)
+    next_k, running, events, paid, remaining, t = [0] * n_tasks, {}, [], 0.0, n_tasks, 0.0
+    while True:
+        while queue and (free_ur > 0 or free_rel > 0):
+            j = queue.popleft()
+            next_k[j] += 1
+            if free_ur > 0:
+                free_ur -= 1
+                kind, end, turnaround = draw(j, next_k[j] - 1, t, d0)
+                running[j] = (t, end, kind, turnaround)
+            else:
+                free_rel -= 1
+                kind, end = REL, t + t_r
+                running[j] = (t, end, REL, 0.0)
+            heapq.heappush(events, (end, kind, j))
+        if remaining < n_ur:
+            break
+        t, kind, j = heapq.heappop(events)
+        if kind == URF:
+            free_ur += 1
+            queue.append(j)
+        else:
+            free_ur, free_rel = free_ur + (kind == URS), free_rel + (kind == REL)
+            turnaround = running.pop(j)[3]
+            paid += rel_cost if kind == REL else turnaround
+            remaining -= 1
+    t_tail, tail = t, sorted(running)
+    # Tail phase.
+    if n_rel <= 0:
+        n_rel, N = 0, -1
+    budget_mode = budget < INF and n_rel > 0
+    N = -1 if budget_mode else N
+    st = {j: {"done": False, "qur": False, "qrel": False, "rel": False, "n": 0} for j in tail}
+    events, seq, total = [], 0, paid
+    for j in tail:
+        s, end, kind, turnaround = running[j]
+        pay = rel_cost if kind == REL else turnaround
+        heapq.heappush(events, (end, kind, j, (seq := seq + 1), pay))
+        if kind == REL:
+            st[j]["rel"] = True
+        else:
+            heapq.heappush(events, (max(s + T, t_tail), TIMER, j, (seq := seq + 1), 0.0))
+    busy_rel = sum(st[j]["rel"] for j in tail)
+    free_ur, free_rel = n_ur - (len(tail) - busy_rel), n_rel - busy_rel
+    urq, relq, trig, finished = deque(), deque(), False, not tail
+    max_busy, max_q, n_rel_sent, n_done, last, t = busy_rel, 0, 0, 0, t_tail, t_tail
+
+    def live():
+        return sum(not st[j]["done"] for j in relq)
+
+    def budget_check():
+        nonlocal trig, max_q
+        if budget_mode and not trig and (len(tail) - n_done) * rel_cost <= budget - paid:
+            trig = True
+            for j in tail:
+                if not st[j]["done"] and not st[j]["rel"]:
+                    st[j].update(rel=True, qrel=True)
+                    relq.append(j)
+            max_q = max(max_q, live())
+
+    budget_check()
+    while True:
+        while not finished and free_ur > 0 and urq:
+            j = urq.popleft()
+            if not st[j]["done"]:
+                st[j]["qur"], free_ur = False, free_ur - 1
+                kind, end, turnaround = draw(j, 1_000_000 + st[j]["n"] - 1, t, D)
+                heapq.heappush(events, (end, kind, j, (seq := seq + 1), turnaround))
+                heapq.heappush(events, (t + T, TIMER, j, (seq := seq + 1), 0.0))
+        while not finished and free_rel > 0 and (relq or (combine and urq)):
+            j = (relq or urq).popleft()
+            if not st[j]["done"]:
+                st[j].update(qur=False, qrel=False, rel=True)
+                free_rel, busy_rel, n_rel_sent = free_rel - 1, busy_rel + 1, n_rel_sent + 1
+                max_busy = max(max_busy, busy_rel)
+                heapq.heappush(events, (t + t_r, REL, j, (seq := seq + 1), rel_cost))
+        if not events:
+            break
+        t, kind, j, _, pay = heapq.heappop(events)
+        if kind == TIMER:
+            s = st[j]
+            if finished or s["done"] or s["qur"] or s["qrel"] or s["rel"] or trig:
+                continue
+            if N < 0 or s["n"] < N:
+                s.update(n=s["n"] + 1, qur=True)
+                urq.append(j)
+            else:
+                s.update(rel=True, qrel=True)
+                relq.append(j)
+                max_q = max(max_q, live())
+        elif kind == URF:
+            free_ur += 1
+        else:
+            free_ur, free_rel = free_ur + (kind == URS), free_rel + (kind == REL)
+            busy_rel -= kind == REL
+            total += pay
+            if not finished:
+                paid += pay
+                if not st[j]["done"]:
+                    st[j]["done"], n_done, last = True, n_done + 1, t
+                    finished = n_done == len(tail)
+                budget_check()
+    return [last - t_tail, total / n_tasks, t_tail, len(tail), max_busy, max_q, n_rel_sent]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_engine_agrees_with_a_literal_reference(case):
+    rng = np.random.default_rng(case)
+    n_ur, n_tasks = int(rng.integers(1, 10)), int(rng.integers(1, 45))
+    fs = [
+        np.array([1000.0]),
+        np.sort(rng.choice([500.0, 1000.0, 1500.0, 2000.0], size=3)),
+        np.sort(rng.uniform(300.0, 3000.0, 50)),
+    ][case % 3]
+    gb, gv = (
+        (np.array([0.0]), np.array([0.8]))
+        if case % 2
+        else (np.array([0.0, 2500.0]), np.array([0.9, 0.5]))
+    )
+    t_r = float(rng.choice([500.0, 1000.0, 1500.0]))
+    strategies = []
+    for _ in range(12):
+        N = int(rng.choice([N_INFINITE, 0, 1, 2, 3]))
+        D = float(rng.choice([300.0, 1000.0, 1500.0, 2500.0, 4000.0]))
+        strategies.append(
+            {
+                "N": N,
+                "T": float(rng.choice([0.0, 250.0, 1000.0, 2000.0, 4000.0])),
+                "D": D,
+                "n_rel": int(rng.choice([0, 1, 2, 6])),
+                "combine": bool(rng.random() < 0.25),
+                "combined": bool(rng.random() < 0.25),
+                "budget": float(rng.choice([INF, INF, rng.uniform(0.0, 40000.0)])),
+            }
+        )
+    for strategy in strategies:
+        # Without a reliable instance to fall back on, keep D above every turnaround so that
+        # the (uncapped) reference terminates.
+        if strategy["N"] == N_INFINITE or strategy["n_rel"] == 0 or strategy["budget"] < INF:
+            strategy["D"] = 4000.0
+    keys = [int(k) for k in rng.integers(0, 2**63, 3)]
+    setup = dict(
+        n_tasks=n_tasks, n_unreliable=n_ur, t_r=t_r, fs_table=fs, gamma_breaks=gb, gamma_values=gv
+    )
+    out = run(strategies, keys=keys, **setup)
+    for s, strategy in enumerate(strategies):
+        args = [
+            strategy[name] for name in ("N", "T", "D", "n_rel", "combine", "combined", "budget")
+        ]
+        for r, key in enumerate(keys):
+            expected = _reference(n_tasks, n_ur, t_r, 4000.0, fs, gb, gv, *args, key)
+            np.testing.assert_allclose(out[s, r], expected, rtol=1e-12, atol=1e-9)
