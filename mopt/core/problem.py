@@ -43,7 +43,7 @@ class StochasticProblem(Problem):
     parameter_names: tuple[str, ...] = ()
 
     def __init__(self, *, objectives: Sequence[str], n_var: int, xl, xu, n_reps: int = 10, seed: int = 0):
-        super().__init__(n_var=n_var, n_obj=len(objectives), xl=xl, xu=xu, vtype=int)
+        super().__init__(n_var=n_var, n_obj=len(objectives), n_ieq_constr=1, xl=xl, xu=xu, vtype=int)
         self.objectives = tuple(objectives)
         self.n_reps = n_reps
         self.seed = seed
@@ -113,8 +113,21 @@ class StochasticProblem(Problem):
         return self.replicate(indices, np.arange(rep_offset, rep_offset + n_reps), seed)
 
     def _evaluate(self, x, out, *args, **kwargs):
+        # pymoo proposes any integer vector in [xl, xu]; one that is not a design (e.g. T > D) is
+        # infeasible (G = 1, F = inf) instead of an error, so pymoo algorithms run unchanged.
         X = np.atleast_2d(np.rint(np.asarray(x, dtype=float)).astype(np.int64))
-        out["F"] = self.simulate(X, self.n_reps, self.seed).mean(axis=1)
+        indices = np.full(len(X), -1, dtype=np.int64)
+        for k, row in enumerate(X):
+            try:
+                indices[k] = self.index(row)
+            except (ValueError, TypeError):
+                pass
+        valid = indices >= 0
+        F = np.full((len(X), self.n_obj), np.inf)
+        if valid.any():
+            F[valid] = self.replicate(indices[valid], np.arange(self.n_reps), self.seed).mean(axis=1)
+        out["F"] = F
+        out["G"] = np.where(valid, 0.0, 1.0)[:, None]
 
     def fingerprint(self) -> str:
         """A short hash of everything that determines the replications (for journals and results)."""

@@ -141,7 +141,7 @@ class TestReplicate:
 
 class TestPymoo:
     def test_evaluate_returns_the_mean_of_n_reps_replications(self, prob):
-        F = prob.evaluate(np.array([[0], [2]]))
+        F = prob.evaluate(np.array([[0], [2]]), return_values_of=["F"])
         expected = prob.replicate([0, 2], np.arange(4), seed=9).mean(axis=1)
         assert F.shape == (2, 2)
         assert np.array_equal(F, expected)
@@ -154,7 +154,7 @@ class TestPymoo:
         )
 
     def test_float_design_vectors_are_rounded(self, prob):
-        F = prob.evaluate(np.array([[0.2], [1.7]]))
+        F = prob.evaluate(np.array([[0.2], [1.7]]), return_values_of=["F"])
         assert np.array_equal(F, prob.replicate([0, 2], np.arange(4), seed=9).mean(axis=1))
 
     def test_a_pymoo_algorithm_runs_it(self):
