@@ -95,6 +95,14 @@ def _workers(executor) -> int:
         return 4
 
 
+def _batch_size(pairs: int, executor) -> int:
+    """Design × replication pairs per batch: all in one (vectorised) call in-process; about four
+    batches per worker on an executor, so that work spreads and stragglers stay short."""
+    if executor is None:
+        return max(1, pairs)
+    return max(1, math.ceil(pairs / (4 * _workers(executor))))
+
+
 def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progress=False) -> Result:
     """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
     entropy = resolve_seed(seed)
@@ -109,7 +117,6 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progr
         from tqdm.auto import tqdm
 
         bar = tqdm(total=budget, unit="rep", desc=solver.name, leave=False)
-    chunk = math.inf if executor is None else None
     try:
         while True:
             requests = solver._ask(state)
@@ -131,10 +138,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progr
                     by_count.setdefault(state.n_reps(i), []).append(int(i))
                 for have, group in sorted(by_count.items()):
                     reps = np.arange(have, have + int(n))
-                    size = chunk if chunk is not None else max(
-                        len(reps), math.ceil(len(group) * len(reps) / (4 * _workers(executor)))
-                    )
-                    batches += make_batches(group, reps, int(min(size, 2**62)))
+                    batches += make_batches(group, reps, _batch_size(len(group) * len(reps), executor))
             arrays = run_batches(problem, batches, entropy, executor, bar.update if bar else None)
             for (idx, _reps), arr in zip(batches, arrays, strict=True):
                 for k, i in enumerate(idx):
