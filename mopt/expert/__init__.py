@@ -14,6 +14,7 @@ if "NUMBA_THREADING_LAYER" not in _os.environ:
 
 from mopt.expert.environment import Environment, reference_environment, wl3_environment
 from mopt.expert.estimator import estimate
+from mopt.expert.online import ObservedTail, ThroughputLog, estimate_online, observe
 from mopt.expert.pool import estimate_n_unreliable
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid, paper_grid
 from mopt.expert.strategy import STATIC_STRATEGIES, Strategy
@@ -23,11 +24,15 @@ __all__ = [
     "STATIC_STRATEGIES",
     "Environment",
     "NTDMrProblem",
+    "ObservedTail",
     "Strategy",
+    "ThroughputLog",
     "TurnaroundModel",
     "estimate",
     "estimate_n_unreliable",
+    "estimate_online",
     "high_resolution_grid",
+    "observe",
     "paper_grid",
     "reference_environment",
     "wl3_environment",

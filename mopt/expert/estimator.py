@@ -25,7 +25,7 @@ from mopt.expert.strategy import (
     engine_parameters,
 )
 
-__all__ = ["estimate", "simulate_strategies", "resolve_strategy", "OUTPUT_COLUMNS"]
+__all__ = ["estimate", "simulate_strategies", "resolve_strategy", "replication_frame", "OUTPUT_COLUMNS"]
 
 OUTPUT_COLUMNS = tuple(_engine.OUTPUT_COLUMNS)
 
@@ -70,12 +70,23 @@ def _all_reliable(env: Environment, n_keys: int) -> np.ndarray:
     return np.broadcast_to(row, (n_keys, len(row))).copy()
 
 
-def simulate_strategies(env: Environment, strategies, keys) -> np.ndarray:
-    """Replications (one per key) of resolved strategies: array (len(strategies), len(keys), 7)."""
+#: static strategies that change the throughput phase: they cannot start from an observed tail
+WHOLE_BAG_STRATEGIES = ("AR", "CN_inf", "CN1T0")
+
+
+def simulate_strategies(env: Environment, strategies, keys, observed=None) -> np.ndarray:
+    """Replications (one per key) of resolved strategies: array (len(strategies), len(keys), 7).
+
+    ``observed`` (an :class:`~mopt.expert.online.ObservedTail`): every tail starts from that
+    observed state instead of a simulated throughput phase.
+    """
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     out = np.empty((len(strategies), len(keys), len(OUTPUT_COLUMNS)))
     sim = []
     for k, s in enumerate(strategies):
+        if observed is not None and isinstance(s, StaticStrategy) and s.name in WHOLE_BAG_STRATEGIES:
+            raise InputError(f"strategy {s.name!r} changes the throughput phase; it cannot start from an "
+                             "observed tail (use an NTDM_r strategy or TRR, TR, AUR, B).")
         if isinstance(s, StaticStrategy) and s.name == "AR":
             out[k] = _all_reliable(env, len(keys))
             continue
@@ -91,7 +102,11 @@ def simulate_strategies(env: Environment, strategies, keys) -> np.ndarray:
         table = np.column_stack([params[c].astype(float) for c in params])
         unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
         args = {c: np.ascontiguousarray(params[c][first]) for c in params}
-        reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
+        if observed is None:
+            reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
+        else:
+            reps = _engine.simulate_observed(**env.engine_arguments(), **args, keys=keys,
+                                             **observed.engine_state(env))
         if np.isnan(reps).any():
             bad = int(np.flatnonzero(np.isnan(reps).any(axis=(1, 2)))[0])
             raise MoptError(
@@ -138,6 +153,12 @@ def estimate(env: Environment, strategy, n_reps: int = 10, seed: SeedLike = None
     resolved = resolve_strategy(strategy, env)
     keys = replication_keys(resolve_seed(seed), np.arange(n_reps))
     reps = simulate_strategies(env, [resolved], keys)[0]
+    return replication_frame(reps, env)
+
+
+def replication_frame(reps: np.ndarray, env: Environment) -> pd.DataFrame:
+    """The DataFrame of :func:`estimate` from an (n_reps, 7) array of replications."""
+    n_reps = len(reps)
     df = pd.DataFrame(reps, columns=list(OUTPUT_COLUMNS))
     for c in ("n_tail_tasks", "max_reliable_busy", "max_reliable_queue", "n_reliable_instances"):
         df[c] = df[c].astype(np.int64)

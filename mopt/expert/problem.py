@@ -12,6 +12,7 @@ from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_keys
 from mopt.expert.environment import Environment
 from mopt.expert.estimator import can_finish, simulate_strategies
+from mopt.expert.online import ObservedTail
 from mopt.expert.strategy import Strategy, check_N
 
 __all__ = ["NTDMrProblem", "paper_grid", "high_resolution_grid", "MR_LADDER"]
@@ -80,6 +81,9 @@ class NTDMrProblem(StochasticProblem):
         Replications per design for pymoo's ``_evaluate`` and the default of ``exhaustive``.
     seed : int
         Seed of ``_evaluate``.
+    observed : ObservedTail or None
+        Start every replication's tail from this observed state (:func:`mopt.expert.observe`)
+        instead of a simulated throughput phase.
 
     Examples
     --------
@@ -91,9 +95,15 @@ class NTDMrProblem(StochasticProblem):
 
     parameter_names = ("N", "T", "D", "Mr")
 
-    def __init__(self, env: Environment, *, N=None, T=None, D=None, Mr=None, n_reps: int = 10, seed: int = 0):
+    def __init__(self, env: Environment, *, N=None, T=None, D=None, Mr=None, n_reps: int = 10, seed: int = 0,
+                 observed: ObservedTail | None = None):
         if not isinstance(env, Environment):
             raise TypeError(f"'env' must be an Environment; got {type(env).__name__}.")
+        if observed is not None:
+            if not isinstance(observed, ObservedTail):
+                raise TypeError(f"'observed' must be an ObservedTail or None; got {type(observed).__name__}.")
+            observed.check_environment(env)
+        self.observed = observed
         grid = paper_grid(env)
         self.env = env
         self.grid = {
@@ -161,7 +171,7 @@ class NTDMrProblem(StochasticProblem):
     def _replicate(self, indices, reps, entropy):
         strategies = [self.strategy(int(i)) for i in indices]
         keys = replication_keys(entropy, reps)
-        return simulate_strategies(self.env, strategies, keys)[:, :, :2]
+        return simulate_strategies(self.env, strategies, keys, observed=self.observed)[:, :, :2]
 
     def _identity(self) -> dict:
         env = self.env
@@ -171,6 +181,7 @@ class NTDMrProblem(StochasticProblem):
                                                  "mr_max", "charging_period_r")},
             "turnaround": [env.turnaround.fs_table.tobytes().hex()[:64], env.turnaround.gamma_values.tolist()],
             "grid": {k: v.tolist() for k, v in self.grid.items()},
+            **({} if self.observed is None else {"observed": _observed_identity(self.observed)}),
         }
 
 
@@ -184,3 +195,8 @@ def _listify(name, values):
     if not seq:
         raise InputError(f"'{name}' must list at least one value; got [].")
     return seq
+
+
+def _observed_identity(observed: ObservedTail) -> dict:
+    return {"t_tail": observed.t_tail, "deadline": observed.deadline, "tasks": observed.tasks.tolist(),
+            "send_times": observed.send_times.tolist(), "result_seconds": observed.result_seconds}

@@ -1,4 +1,4 @@
-"""Hand-computed cases for the ExPERT Estimator engine (``mopt/expert/_engine.py``), plus a
+"""Hand-computed cases for the ExPERT Estimator engine (``mopt/expert/_engine/``), plus a
 cross-check against a literal (slow, single-heap) reference implementation of the spec.
 
 Unless a test says otherwise the turnaround is deterministic (``fs_table = [1000.]``: every

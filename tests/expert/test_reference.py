@@ -1,7 +1,7 @@
 """The Numba engine and an independent SimPy model of the same estimator give identical replications.
 
 ``benchmarks/simpy_expert.py`` is a straightforward SimPy implementation of the ExPERT estimator
-semantics, written separately from ``mopt/expert/_engine.py``.  Both use the same counter-based
+semantics, written separately from ``mopt/expert/_engine/``.  Both use the same counter-based
 random numbers, so for the same key they must agree exactly: same tail start, same tail tasks,
 same makespan and cost, same reliable-pool statistics.
 """

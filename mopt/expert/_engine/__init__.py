@@ -1,0 +1,54 @@
+"""Numba engine of the ExPERT Estimator: throughput phase, then the tail under NTDMr strategies.
+
+One replication simulates the BoT on ``n_unreliable`` (``#ur``) unreliable machines until the
+tail starts (``t_tail``: fewer remaining tasks than unreliable machines), then runs the tail under
+a strategy ``(N, T, D, n_rel, combine, budget)`` with two FCFS queues, one per pool (ExPERT,
+Section IV, "EXPERT Estimator").  Every random draw comes from the counter-based generator
+:func:`uniform`, addressed by ``(key, task, instance number, stream)``, so a replication gives the
+same numbers whatever the evaluation order, the batch or the thread that runs it; all strategies
+of a replication share one key (common random numbers).
+
+The throughput phase does not depend on the strategy: :func:`simulate` runs it once per
+``(variant, key)`` and every strategy's tail starts from that state.  The state is plain arrays
+(one row per remaining task, sorted by task id), so a tail can also start from an observed state
+(:func:`simulate_observed`, the running instances drawn by :func:`running_outcomes`).
+
+Times are in seconds, costs in cents; an instance is paid iff it returns a result.
+
+Modules: ``constants`` (output columns, event kinds), ``random`` (counter-based draws, the
+turnaround tables), ``queues`` (event heap, timer FIFO, initial event orders), ``throughput``,
+``tail``, ``observed`` (running instances of an observed state) and ``batch`` (the parallel
+drivers :func:`simulate` and :func:`simulate_observed`).
+"""
+
+from __future__ import annotations
+
+from mopt.expert._engine.batch import simulate, simulate_observed
+from mopt.expert._engine.constants import (
+    MAX_INSTANCES,
+    N_INFINITE,
+    OUTPUT_COLUMNS,
+    RUNNING_INSTANCE,
+    TAIL_INSTANCE_OFFSET,
+)
+from mopt.expert._engine.observed import running_outcomes
+from mopt.expert._engine.queues import event_orders
+from mopt.expert._engine.random import reliable_run_cost, uniform
+from mopt.expert._engine.tail import tail_phase
+from mopt.expert._engine.throughput import throughput_phase
+
+__all__ = [
+    "OUTPUT_COLUMNS",
+    "N_INFINITE",
+    "MAX_INSTANCES",
+    "TAIL_INSTANCE_OFFSET",
+    "RUNNING_INSTANCE",
+    "uniform",
+    "reliable_run_cost",
+    "throughput_phase",
+    "event_orders",
+    "tail_phase",
+    "running_outcomes",
+    "simulate",
+    "simulate_observed",
+]

@@ -1,0 +1,451 @@
+"""Batch drivers: many strategies x many replications in parallel, from simulated or observed states."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from mopt.expert._engine.constants import (
+    MAX_INSTANCES,
+    OUTPUT_COLUMNS,
+)
+from mopt.expert._engine.observed import (
+    running_outcomes,
+)
+from mopt.expert._engine.queues import (
+    event_orders,
+)
+from mopt.expert._engine.random import (
+    reliable_run_cost,
+)
+from mopt.expert._engine.tail import (
+    _tail_phase,
+    _tail_workspace,
+)
+from mopt.expert._engine.throughput import (
+    throughput_phase,
+)
+
+
+# ----------------------------------------------------------------------------- batch drivers
+@njit(cache=True, parallel=True)
+def _throughput_states(
+    n_tasks,
+    n_unreliable,
+    t_r,
+    d0,
+    c_ur,
+    cost_reliable_run,
+    fs_table,
+    gamma_breaks,
+    gamma_values,
+    variant_n_rel,
+    keys,
+    max_instances,
+):
+    """Throughput phase of every (variant, key): the tail states, shape (n_variants, n_keys, ...)."""
+    n_variants = variant_n_rel.shape[0]
+    n_keys = keys.shape[0]
+    width = max(n_unreliable, 1)
+    st_task = np.empty((n_variants, n_keys, width), np.int64)
+    st_send = np.empty((n_variants, n_keys, width))
+    st_end = np.empty((n_variants, n_keys, width))
+    st_success = np.empty((n_variants, n_keys, width), np.bool_)
+    st_on_reliable = np.empty((n_variants, n_keys, width), np.bool_)
+    st_next_k = np.empty((n_variants, n_keys, width), np.int64)
+    st_t_tail = np.empty((n_variants, n_keys))
+    st_cost = np.empty((n_variants, n_keys))
+    st_n_rem = np.empty((n_variants, n_keys), np.int64)
+    st_orders = np.empty((n_variants, n_keys, 2, width), np.int64)
+    for p in prange(n_variants * n_keys):
+        v = p // n_keys
+        r = p - v * n_keys
+        t_tail, cost_paid, n_rem = throughput_phase(
+            n_tasks,
+            n_unreliable,
+            variant_n_rel[v],
+            t_r,
+            d0,
+            c_ur,
+            cost_reliable_run,
+            fs_table,
+            gamma_breaks,
+            gamma_values,
+            keys[r],
+            max_instances,
+            st_task[v, r],
+            st_send[v, r],
+            st_end[v, r],
+            st_success[v, r],
+            st_on_reliable[v, r],
+            st_next_k[v, r],
+        )
+        st_t_tail[v, r] = t_tail
+        st_cost[v, r] = cost_paid
+        st_n_rem[v, r] = n_rem
+        if n_rem > 0:
+            st_orders[v, r, :, :n_rem] = event_orders(
+                st_send[v, r], st_end[v, r], st_success[v, r], st_on_reliable[v, r], n_rem
+            )
+    return (
+        st_t_tail, st_cost, st_task, st_send, st_end, st_success, st_on_reliable, st_orders, st_n_rem
+    )
+
+
+@njit(cache=True, parallel=True)
+def _state_orders(st_send, st_end, st_success, st_on_reliable, st_n_rem):
+    """:func:`event_orders` of every state of a (n_variants, n_keys, width) batch."""
+    n_variants, n_keys, width = st_send.shape
+    st_orders = np.empty((n_variants, n_keys, 2, width), np.int64)
+    for p in prange(n_variants * n_keys):
+        v = p // n_keys
+        r = p - v * n_keys
+        n_rem = st_n_rem[v, r]
+        if n_rem > 0:
+            st_orders[v, r, :, :n_rem] = event_orders(
+                st_send[v, r], st_end[v, r], st_success[v, r], st_on_reliable[v, r], n_rem
+            )
+    return st_orders
+
+
+@njit(cache=True, parallel=True)
+def _tail_batch(
+    n_tasks,
+    n_unreliable,
+    t_r,
+    c_ur,
+    cost_reliable_run,
+    fs_table,
+    gamma_breaks,
+    gamma_values,
+    strategy_variant,
+    n_limit,
+    t_timeout,
+    deadline,
+    n_rel,
+    combine,
+    budget,
+    keys,
+    st_t_tail,
+    st_cost,
+    st_task,
+    st_send,
+    st_end,
+    st_success,
+    st_on_reliable,
+    st_orders,
+    st_n_rem,
+    max_instances,
+):
+    """Tails of every (strategy, key) from per-(variant, key) states; strategy ``s`` starts from
+    state ``[strategy_variant[s], r]``.  States with ``n_rem < 0`` give NaN rows."""
+    n_keys = keys.shape[0]
+    n_strategies = n_limit.shape[0]
+    width = st_task.shape[2]
+    out = np.empty((n_strategies, n_keys, 7))
+    n_pairs = n_strategies * n_keys
+    # Strided blocks: each block interleaves strategies, which balances cheap and costly tails.
+    n_blocks = min(n_pairs, 256)
+    max_n_rel = 0
+    for s in range(n_strategies):
+        max_n_rel = max(max_n_rel, n_rel[s])
+    for b in prange(n_blocks):
+        ws_flags, ws_int, ws_float = _tail_workspace(width, n_unreliable, max_n_rel)
+        for p in range(b, n_pairs, n_blocks):
+            s = p // n_keys
+            r = p - s * n_keys
+            v = strategy_variant[s]
+            if st_n_rem[v, r] < 0:
+                for c in range(7):
+                    out[s, r, c] = np.nan
+                continue
+            _tail_phase(
+                n_tasks,
+                n_unreliable,
+                t_r,
+                c_ur,
+                cost_reliable_run,
+                fs_table,
+                gamma_breaks,
+                gamma_values,
+                n_limit[s],
+                t_timeout[s],
+                deadline[s],
+                n_rel[s],
+                combine[s],
+                budget[s],
+                keys[r],
+                st_t_tail[v, r],
+                st_cost[v, r],
+                st_task[v, r],
+                st_send[v, r],
+                st_end[v, r],
+                st_success[v, r],
+                st_on_reliable[v, r],
+                st_orders[v, r],
+                st_n_rem[v, r],
+                max_instances,
+                out[s, r],
+                ws_flags,
+                ws_int,
+                ws_float,
+            )
+    return out
+
+
+def simulate(
+    n_tasks: int,
+    n_unreliable: int,
+    t_r: float,
+    d0: float,
+    c_ur: float,
+    c_r: float,
+    charging_period_r: float,
+    fs_table: np.ndarray,
+    gamma_breaks: np.ndarray,
+    gamma_values: np.ndarray,
+    N: np.ndarray,
+    T: np.ndarray,
+    D: np.ndarray,
+    n_rel: np.ndarray,
+    combine: np.ndarray,
+    combined_throughput: np.ndarray,
+    budget: np.ndarray,
+    keys: np.ndarray,
+    *,
+    max_instances: int = MAX_INSTANCES,
+) -> np.ndarray:
+    """Simulate replications of many strategies under common random numbers.
+
+    The throughput phase is simulated once per (variant, key) and shared by every strategy
+    of that variant; then every (strategy, key) tail runs in parallel.
+
+    Parameters
+    ----------
+    n_tasks : int
+        Number of tasks in the BoT.
+    n_unreliable : int
+        ``#ur``, the effective size of the unreliable pool (>= 1).
+    t_r : float
+        Run time of a task on a reliable machine (deterministic).
+    d0 : float
+        Throughput-phase deadline (``4 * t_ur``).
+    c_ur, c_r : float
+        Cents per second on unreliable and reliable machines.
+    charging_period_r : float
+        Reliable charging period: a reliable run costs ``c_r * ceil(t_r / period) * period``.
+    fs_table : ndarray of float64
+        Sorted successful turnaround times; a draw ``u`` gives ``fs_table[int(u * len)]``.
+    gamma_breaks, gamma_values : ndarray of float64
+        Piecewise-constant reliability ``gamma(t')`` of an instance sent at ``t'``.
+    N : ndarray of int64
+        Unreliable tail instances per task before the reliable one; ``N_INFINITE`` (-1) = inf.
+    T, D : ndarray of float64
+        Timeout before sending another instance, and the deadline of tail unreliable instances.
+    n_rel : ndarray of int64
+        Reliable machines in the tail (``ceil(M_r * n_unreliable)``; 0 = no reliable pool).
+    combine : ndarray of bool
+        CN_inf: the unreliable queue spills onto idle reliable machines.
+    combined_throughput : ndarray of bool
+        The throughput phase is the "combined" variant with ``n_rel[i]`` reliable machines
+        (CN_inf, CN1T0) instead of the plain one.
+    budget : ndarray of float64
+        Strategy B budget in cents (``inf`` for none).
+    keys : ndarray of uint64
+        One key per replication, shared by all strategies.
+    max_instances : int, optional
+        Safety cap on instances sent per phase; a replication exceeding it gives a NaN row.
+
+    Returns
+    -------
+    ndarray of float64, shape (len(N), len(keys), 7)
+        Columns :data:`OUTPUT_COLUMNS`: tail makespan, cost per task, ``t_tail``, number of
+        tail tasks, max reliable machines busy at once, max reliable queue length, reliable
+        instances sent in the tail.
+
+    Examples
+    --------
+    >>> one = np.ones(1)
+    >>> out = simulate(10, 5, 500.0, 4000.0, 1.0, 10.0, 1.0, np.array([1000.0]),
+    ...                np.zeros(1), one, np.array([0]), np.zeros(1), one * 4000.0,
+    ...                np.array([5]), np.zeros(1, bool), np.zeros(1, bool),
+    ...                np.full(1, np.inf), np.array([1], np.uint64))
+    >>> out[0, 0, :4].tolist()  # tasks 6..9 remain at t_tail = 2000 and finish right then
+    [0.0, 1000.0, 2000.0, 4.0]
+    """
+    N = np.ascontiguousarray(N, dtype=np.int64)
+    n_strategies = N.shape[0]
+    T = np.ascontiguousarray(T, dtype=np.float64).reshape(n_strategies)
+    D = np.ascontiguousarray(D, dtype=np.float64).reshape(n_strategies)
+    n_rel = np.ascontiguousarray(n_rel, dtype=np.int64).reshape(n_strategies)
+    combine = np.ascontiguousarray(combine, dtype=np.bool_).reshape(n_strategies)
+    combined_throughput = np.ascontiguousarray(combined_throughput, dtype=np.bool_).reshape(
+        n_strategies
+    )
+    budget = np.ascontiguousarray(budget, dtype=np.float64).reshape(n_strategies)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
+    fs_table = np.ascontiguousarray(fs_table, dtype=np.float64).ravel()
+    gamma_breaks = np.ascontiguousarray(gamma_breaks, dtype=np.float64).ravel()
+    gamma_values = np.ascontiguousarray(gamma_values, dtype=np.float64).ravel()
+    # Throughput variants: 0 is the plain one, then one per distinct combined n_rel.
+    combined_n_rel = np.unique(n_rel[combined_throughput])
+    variant_n_rel = np.concatenate([np.zeros(1, np.int64), combined_n_rel]).astype(np.int64)
+    strategy_variant = np.zeros(n_strategies, np.int64)
+    if combined_n_rel.size:
+        strategy_variant[combined_throughput] = 1 + np.searchsorted(
+            combined_n_rel, n_rel[combined_throughput]
+        )
+    if n_strategies == 0 or keys.shape[0] == 0:
+        return np.empty((n_strategies, keys.shape[0], len(OUTPUT_COLUMNS)))
+    cost_reliable_run = reliable_run_cost(float(t_r), float(c_r), float(charging_period_r))
+    states = _throughput_states(
+        int(n_tasks),
+        int(n_unreliable),
+        float(t_r),
+        float(d0),
+        float(c_ur),
+        cost_reliable_run,
+        fs_table,
+        gamma_breaks,
+        gamma_values,
+        variant_n_rel,
+        keys,
+        int(max_instances),
+    )
+    return _tail_batch(
+        int(n_tasks),
+        int(n_unreliable),
+        float(t_r),
+        float(c_ur),
+        cost_reliable_run,
+        fs_table,
+        gamma_breaks,
+        gamma_values,
+        strategy_variant,
+        N,
+        T,
+        D,
+        n_rel,
+        combine,
+        budget,
+        keys,
+        *states,
+        int(max_instances),
+    )
+
+
+def simulate_observed(
+    n_tasks: int,
+    n_unreliable: int,
+    t_r: float,
+    d0: float,
+    c_ur: float,
+    c_r: float,
+    charging_period_r: float,
+    fs_table: np.ndarray,
+    gamma_breaks: np.ndarray,
+    gamma_values: np.ndarray,
+    N: np.ndarray,
+    T: np.ndarray,
+    D: np.ndarray,
+    n_rel: np.ndarray,
+    combine: np.ndarray,
+    combined_throughput: np.ndarray,
+    budget: np.ndarray,
+    keys: np.ndarray,
+    *,
+    t_tail: float,
+    cost_paid: float,
+    rem_task: np.ndarray,
+    rem_send: np.ndarray,
+    running_deadline: float,
+    max_instances: int = MAX_INSTANCES,
+) -> np.ndarray:
+    """Like :func:`simulate`, but every replication's tail starts from an observed state.
+
+    The throughput phase is not simulated: at ``t_tail`` the tasks ``rem_task`` (sorted) remain,
+    each with one unreliable instance sent at ``rem_send`` and still out; ``cost_paid`` was paid
+    for the results returned before.  Per key the running instances' outcomes are drawn by
+    :func:`running_outcomes` (deadline ``running_deadline``), then every (strategy, key) tail runs
+    in parallel.  ``d0`` and ``combined_throughput`` are accepted for signature compatibility;
+    ``combined_throughput`` must be all False.
+
+    Examples
+    --------
+    >>> one = np.ones(1)
+    >>> out = simulate_observed(5, 3, 500.0, 4000.0, 1.0, 10.0, 1.0, np.array([1000.0]),
+    ...                         np.zeros(1), one, np.array([-1]), one * 4000.0,  # N = -1: infinite
+    ...                         one * 4000.0, np.array([0]), np.zeros(1, bool), np.zeros(1, bool),
+    ...                         np.full(1, np.inf), np.array([1], np.uint64), t_tail=1200.0,
+    ...                         cost_paid=3100.0, rem_task=np.array([3, 4]),
+    ...                         rem_send=np.array([900.0, 1000.0]), running_deadline=4000.0)
+    >>> out[0, 0, :4].tolist()  # results at 1900 and 2000; (3100 + 2 * 1000) / 5 per task
+    [800.0, 1020.0, 1200.0, 2.0]
+    """
+    N = np.ascontiguousarray(N, dtype=np.int64)
+    n_strategies = N.shape[0]
+    T = np.ascontiguousarray(T, dtype=np.float64).reshape(n_strategies)
+    D = np.ascontiguousarray(D, dtype=np.float64).reshape(n_strategies)
+    n_rel = np.ascontiguousarray(n_rel, dtype=np.int64).reshape(n_strategies)
+    combine = np.ascontiguousarray(combine, dtype=np.bool_).reshape(n_strategies)
+    if np.any(combined_throughput):
+        raise ValueError("an observed tail has no simulated throughput phase: 'combined_throughput' must be False")
+    budget = np.ascontiguousarray(budget, dtype=np.float64).reshape(n_strategies)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
+    fs_table = np.ascontiguousarray(fs_table, dtype=np.float64).ravel()
+    gamma_breaks = np.ascontiguousarray(gamma_breaks, dtype=np.float64).ravel()
+    gamma_values = np.ascontiguousarray(gamma_values, dtype=np.float64).ravel()
+    rem_task = np.ascontiguousarray(rem_task, dtype=np.int64).ravel()
+    rem_send = np.ascontiguousarray(rem_send, dtype=np.float64).ravel()
+    n_rem = rem_task.shape[0]
+    if n_rem > n_unreliable:
+        raise ValueError(f"{n_rem} running instances need at least as many unreliable machines; got {n_unreliable}")
+    n_keys = keys.shape[0]
+    if n_strategies == 0 or n_keys == 0:
+        return np.empty((n_strategies, n_keys, len(OUTPUT_COLUMNS)))
+    width = max(n_rem, 1)
+    st_end = np.zeros((1, n_keys, width))
+    st_success = np.zeros((1, n_keys, width), np.bool_)
+    if n_rem:
+        end, success = running_outcomes(
+            fs_table, gamma_breaks, gamma_values, float(t_tail), float(running_deadline), rem_task,
+            rem_send, keys
+        )
+        st_end[0, :, :n_rem] = end
+        st_success[0, :, :n_rem] = success
+    st_task = np.zeros((1, n_keys, width), np.int64)
+    st_task[0, :, :n_rem] = rem_task
+    st_send = np.zeros((1, n_keys, width))
+    st_send[0, :, :n_rem] = rem_send
+    st_on_reliable = np.zeros((1, n_keys, width), np.bool_)
+    st_n_rem = np.full((1, n_keys), n_rem, np.int64)
+    st_orders = _state_orders(st_send, st_end, st_success, st_on_reliable, st_n_rem)
+    return _tail_batch(
+        int(n_tasks),
+        int(n_unreliable),
+        float(t_r),
+        float(c_ur),
+        reliable_run_cost(float(t_r), float(c_r), float(charging_period_r)),
+        fs_table,
+        gamma_breaks,
+        gamma_values,
+        np.zeros(n_strategies, np.int64),
+        N,
+        T,
+        D,
+        n_rel,
+        combine,
+        budget,
+        keys,
+        np.full((1, n_keys), float(t_tail)),
+        np.full((1, n_keys), float(cost_paid)),
+        st_task,
+        st_send,
+        st_end,
+        st_success,
+        st_on_reliable,
+        st_orders,
+        st_n_rem,
+        int(max_instances),
+    )
+

@@ -1,0 +1,141 @@
+"""Event sources of the engine: a binary heap in arrays, the timer FIFO, initial event orders."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mopt.expert._engine.constants import (
+    _RELIABLE_RESULT,
+    _UNRELIABLE_FAILURE,
+    _UNRELIABLE_RESULT,
+)
+
+
+# ----------------------------------------------------------------------------- event heap
+# A binary min-heap over (time, code) held in three arrays; code = kind << 32 | row, and ``pay``
+# carries the cost of a result event (paid when it is popped).
+@njit(cache=True, inline="always")
+def _heap_push(h_time, h_code, h_pay, size, time, code, pay):
+    pos = size
+    while pos > 0:
+        parent = (pos - 1) >> 1
+        pt = h_time[parent]
+        if pt < time or (pt == time and h_code[parent] < code):
+            break
+        h_time[pos] = pt
+        h_code[pos] = h_code[parent]
+        h_pay[pos] = h_pay[parent]
+        pos = parent
+    h_time[pos] = time
+    h_code[pos] = code
+    h_pay[pos] = pay
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def _heap_pop(h_time, h_code, h_pay, size):
+    """Remove the root (read it before calling); return the new size."""
+    size -= 1
+    if size == 0:
+        return 0
+    time = h_time[size]
+    code = h_code[size]
+    pay = h_pay[size]
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= size:
+            break
+        right = child + 1
+        if right < size:
+            rt = h_time[right]
+            ct = h_time[child]
+            if rt < ct or (rt == ct and h_code[right] < h_code[child]):
+                child = right
+        ct = h_time[child]
+        if time < ct or (time == ct and code < h_code[child]):
+            break
+        h_time[pos] = ct
+        h_code[pos] = h_code[child]
+        h_pay[pos] = h_pay[child]
+        pos = child
+    h_time[pos] = time
+    h_code[pos] = code
+    h_pay[pos] = pay
+    return size
+
+
+# ----------------------------------------------------------------------------- tail phase
+@njit(cache=True, inline="always")
+def _initial_kind(rem_success, rem_on_reliable, i):
+    if rem_on_reliable[i]:
+        return _RELIABLE_RESULT
+    if rem_success[i]:
+        return _UNRELIABLE_RESULT
+    return _UNRELIABLE_FAILURE
+
+
+@njit(cache=True)
+def event_orders(rem_send, rem_end, rem_success, rem_on_reliable, n_remaining):
+    """Orders of the rows of a tail state, computed once per state.
+
+    Parameters
+    ----------
+    rem_send, rem_end, rem_success, rem_on_reliable : ndarray
+        State arrays (see :func:`throughput_phase`).
+    n_remaining : int
+        Number of valid rows.
+
+    Returns
+    -------
+    ndarray of int64, shape (2, n_remaining)
+        Row 0: rows sorted by the end event of their running instance on (time, kind, row) --
+        reliable results, then unreliable results, then failures at equal times, ties by row.
+        Row 1: rows sorted by (send time, row), the order of their first timers.
+    """
+    orders = np.empty((2, n_remaining), np.int64)
+    orders[1] = np.argsort(rem_send[:n_remaining], kind="mergesort")  # stable: ties by row
+    order = np.argsort(rem_end[:n_remaining], kind="mergesort")
+    for a in range(1, n_remaining):  # insertion sort of the (rare) equal-time runs by kind
+        x = order[a]
+        kx = _initial_kind(rem_success, rem_on_reliable, x)
+        b = a - 1
+        while b >= 0:
+            y = order[b]
+            if rem_end[y] < rem_end[x]:
+                break
+            ky = _initial_kind(rem_success, rem_on_reliable, y)
+            if ky < kx or (ky == kx and y < x):
+                break
+            order[b + 1] = y
+            b -= 1
+        order[b + 1] = x
+    orders[0] = order
+    return orders
+
+
+@njit(cache=True, inline="always")
+def _timer_append(tf_time, tf_row, tf_head, tf_count, time, row):
+    """Append a timer to the timer FIFO, keeping equal-time runs in row order.
+
+    Timers are created in nondecreasing time order (each at the current time plus ``T``), so
+    the FIFO stays sorted by (time, row); only the trailing equal-time run may need a shift.
+    Returns the new count.
+    """
+    cap = tf_time.shape[0]
+    pos = tf_head + tf_count
+    if pos >= cap:
+        pos -= cap
+    while pos != tf_head:
+        prev = pos - 1 if pos > 0 else cap - 1
+        if tf_time[prev] == time and tf_row[prev] > row:
+            tf_time[pos] = tf_time[prev]
+            tf_row[pos] = tf_row[prev]
+            pos = prev
+        else:
+            break
+    tf_time[pos] = time
+    tf_row[pos] = row
+    return tf_count + 1
+
