@@ -342,6 +342,10 @@ def _frontier(args) -> int:
           + (f" ({problem.n_excluded} that can never finish left out)" if problem.n_excluded else "")
           + f"; method {method}, {scenario.n_reps} replications each, seed {seed}"
           + (f", budget {budget}" if budget is not None else "") + ".")
+    if scenario.observed is not None:
+        tail = scenario.observed
+        print(f"observed: the tail starts at T_tail = {tail.t_tail:g} s with {tail.n_remaining} of "
+              f"{tail.n_tasks} tasks remaining (online turnaround model; t_ur = {scenario.env.t_ur:.1f} s).")
     if scenario.turnaround_kind == "shifted_lognormal":
         print("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
               "the paper's Fig. 5 CDF, which is not available as data).")

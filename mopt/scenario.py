@@ -28,6 +28,17 @@ the file, the section and the key, with a suggestion::
     # t_tail = 20000              # optional: online γ as known at T_tail (default: offline γ)
     # group_size = 50             # optional
 
+    # Online use: instead of [turnaround], a log of the throughput phase observed up to T_tail
+    # (CSV with columns task, send_time, result_time; an empty result_time = no result yet).
+    # The turnaround model is the online one (γ as known at t_tail), n_tasks comes from the log
+    # (optional in [environment]; if given it must agree), t_ur defaults to the observed mean
+    # successful turnaround, and the tail starts from the observed state (mopt.expert.observe).
+    # [observed]
+    # file = "online_log.csv"     # relative to this TOML file
+    # t_tail = 34586              # the decision time T_tail [s]
+    # deadline = 8264             # deadline of the logged instances (D_0 = 4·t_ur) [s]
+    # group_size = 50             # optional, default 50
+
     [grid]                        # optional; absent = the paper's grid
     preset = "paper"              # or "high_resolution"; lists below override the preset
     N = [0, 1, 2, 3, "inf"]       # "inf" (or TOML's inf) = never use the reliable pool
@@ -59,8 +70,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.expert.environment import Environment, shifted_lognormal
+from mopt.expert.online import ObservedTail, ThroughputLog, observe
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid
 from mopt.expert.turnaround import TurnaroundModel
 
@@ -74,9 +88,10 @@ _TURNAROUND = {
     "shifted_lognormal": {"kind": True, "mean": True, "shift": True, "sigma": False, "reliability": True},
     "instances": {"kind": True, "file": True, "deadline": True, "t_tail": False, "group_size": False},
 }
+_OBSERVED = {"file": True, "t_tail": True, "deadline": True, "group_size": False}
 _GRID = {"preset": False, "N": False, "T": False, "D": False, "Mr": False}
 _RUN = {"method": False, "n_reps": False, "seed": False, "budget": False}
-_SECTIONS = {"environment": True, "turnaround": True, "grid": False, "run": False}
+_SECTIONS = {"environment": True, "turnaround": False, "observed": False, "grid": False, "run": False}
 _PRESETS = ("paper", "high_resolution")
 _FRACTION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*/\s*(\d+(?:\.\d*)?|\.\d+)\s*$")
 
@@ -96,7 +111,10 @@ class Scenario:
     seed : int
     budget : int or None
     turnaround_kind : str
-        ``"shifted_lognormal"`` or ``"instances"``.
+        ``"shifted_lognormal"``, ``"instances"`` or ``"observed"`` (an ``[observed]`` log).
+    observed : ObservedTail or None
+        With ``[observed]``: the tail state at ``t_tail``; the problem starts every replication's
+        tail from it.
     path : Path or None
         The file it was loaded from.
 
@@ -115,6 +133,7 @@ class Scenario:
     budget: int | None = None
     turnaround_kind: str = "shifted_lognormal"
     path: Path | None = None
+    observed: ObservedTail | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -128,6 +147,7 @@ class Scenario:
             **self.problem_kwargs,
             n_reps=self.n_reps if n_reps is None else n_reps,
             seed=self.seed if seed is None else seed,
+            observed=self.observed,
         )
 
 
@@ -162,11 +182,33 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
             raise InputError(f"{path}: '{name}' must be a section [{name}]; got {value!r}.")
         sections[name] = value
 
+    if "turnaround" in data and "observed" in data:
+        raise InputError(f"{path}: [turnaround] and [observed] are alternatives (a turnaround model or a "
+                         "throughput log); give only one of them.")
+    if "turnaround" not in data and "observed" not in data:
+        raise InputError(f"{path}: missing section [turnaround] (or [observed], a throughput log).")
     env_section, turn_section = sections["environment"], sections["turnaround"]
-    _check_keys(path, "environment", env_section, _ENVIRONMENT)
-    turnaround = _turnaround(path, turn_section)
+    observed = None
+    if "observed" in data:
+        # n_tasks comes from the log and t_ur defaults to its mean successful turnaround
+        _check_keys(path, "environment", env_section, {**_ENVIRONMENT, "n_tasks": False, "t_ur": False})
+        observed, turnaround = _observed(path, sections["observed"])
+        kind = "observed"
+    else:
+        _check_keys(path, "environment", env_section, _ENVIRONMENT)
+        turnaround = _turnaround(path, turn_section)
+        kind = turn_section["kind"]
     with _where(path, "environment"):
         env_values = {k: v for k, v in env_section.items()}
+        if observed is not None:
+            if "n_tasks" in env_values:
+                n_tasks = check_int("n_tasks", env_values["n_tasks"], low=1)
+                if n_tasks != observed.n_tasks:
+                    raise InputError(f"'n_tasks' = {n_tasks} disagrees with the {observed.n_tasks} tasks of "
+                                     f"the [observed] log {sections['observed']['file']!r}; leave 'n_tasks' "
+                                     "out or make them agree.")
+            env_values["n_tasks"] = observed.n_tasks
+            env_values.setdefault("t_ur", turnaround.mean_success)
         env_values.setdefault("t_r", env_values["t_ur"])
         for key in ("n_tasks", "n_unreliable"):
             env_values[key] = check_int(key, env_values[key], low=1)
@@ -176,10 +218,12 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         # store times and ratios as floats, as the library's own constructors do
         env = dataclasses.replace(env, **{k: float(getattr(env, k)) for k in
                                           ("t_ur", "t_r", "mr_max", "charging_period_r")})
+        if observed is not None:
+            observed.check_environment(env)
 
     grid = _grid(path, sections["grid"], env)
     run = _run(path, sections["run"])
-    scenario = Scenario(env=env, problem_kwargs=grid, turnaround_kind=turn_section["kind"], path=path,
+    scenario = Scenario(env=env, problem_kwargs=grid, turnaround_kind=kind, path=path, observed=observed,
                         **run)
     with _where(path, "grid"):  # the grid's values are checked where the problem is built
         scenario.problem()
@@ -209,6 +253,25 @@ def _turnaround(path: Path, section: dict) -> TurnaroundModel:
             send, turn, section["deadline"], section.get("t_tail"),
             group_size=check_int("group_size", section.get("group_size", 50), low=1),
         )
+
+
+def _observed(path: Path, section: dict) -> tuple[ObservedTail, TurnaroundModel]:
+    """The tail state and the online turnaround model of an ``[observed]`` throughput log."""
+    _check_keys(path, "observed", section, _OBSERVED)
+    with _where(path, "observed"):
+        file = section["file"]
+        if not isinstance(file, str) or not file:
+            raise TypeError(f"'file' must be a path (string); got {file!r}.")
+        csv_path = path.parent / file
+        try:
+            log = ThroughputLog.read_csv(csv_path)
+        except IsADirectoryError:
+            raise InputError(f"'file' {csv_path}: is a directory, not a throughput log.") from None
+        except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+            raise InputError(f"'file' {csv_path}: cannot read it ({' '.join(str(exc).split())}).") from None
+        group_size = check_int("group_size", section.get("group_size", 50), low=1)
+        tail = observe(log, section["t_tail"], section["deadline"])
+        return tail, tail.turnaround_model(group_size)
 
 
 def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:

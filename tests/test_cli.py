@@ -201,6 +201,59 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path, capsys, old, new, fragment
     assert not (tmp_path / "o").exists()
 
 
+def test_frontier_of_an_online_scenario(tmp_path, capsys):
+    from mopt.expert import ThroughputLog, observe
+
+    out = tmp_path / "online"
+    assert main(["frontier", str(EXAMPLES / "online.toml"), "--out", str(out), "--quiet"]) == 0
+    stdout = capsys.readouterr().out
+    assert "T_tail = 34586 s with 49 of 500 tasks remaining" in stdout
+    front = pd.read_csv(out / "front.csv")
+    assert len(front) > 0 and (out / "front.png").is_file()
+    # the library's own problem from the same log gives the same frontier
+    tail = observe(ThroughputLog.read_csv(EXAMPLES / "online_log.csv"), 34586, 8264)
+    env = tail.environment(n_unreliable=50, t_r=2066.0, c_ur=1 / 3600, c_r=34 / 3600, mr_max=0.1)
+    direct = mopt.solve(NTDMrProblem(env, observed=tail), "exhaustive", seed=1, n_reps=10)
+    np.testing.assert_allclose(front[["makespan", "cost"]], direct.front[["makespan", "cost"]])
+
+
+ONLINE_LOG = "task,send_time,result_time\n0,0,1000\n1,0,\n2,0,900\n3,900,\n4,1000,\n1,1100,\n"
+ONLINE_TOML = ('[environment]\n{env}n_unreliable = 3\nt_r = 500\nc_ur = 1\nc_r = 10\nmr_max = 1\n\n'
+               '[observed]\nfile = "log.csv"\nt_tail = 1200\ndeadline = 1100\n{observed}\n'
+               '[grid]\nN = [0]\nT = [0]\nD = [1100]\nMr = [1]\n{extra}')
+
+
+@pytest.mark.parametrize(
+    "log, env, observed, extra, fragments",
+    [
+        (ONLINE_LOG, "", "", '[turnaround]\nkind = "shifted_lognormal"\n',
+         ["online.toml", "[turnaround] and [observed] are alternatives"]),
+        (ONLINE_LOG.replace("3,900,", "3,900,early"), "", "", "",
+         ["online.toml", "[observed]", "'result_time'", "log.csv line 5", "'early'"]),
+        (ONLINE_LOG, "n_tasks = 150\n", "", "",
+         ["online.toml", "[environment]", "'n_tasks' = 150", "the 5 tasks of the [observed] log 'log.csv'"]),
+        (ONLINE_LOG, "", "group = 2\n", "",
+         ["online.toml", "[observed]", "unknown key 'group'", "did you mean 'group_size'"]),
+    ],
+)
+def test_bad_online_scenario_exits_2_with_one_line(tmp_path, capsys, log, env, observed, extra, fragments):
+    (tmp_path / "log.csv").write_text(log)
+    path = tmp_path / "online.toml"
+    path.write_text(ONLINE_TOML.format(env=env, observed=observed, extra=extra))
+    code = main(["frontier", str(path), "--out", str(tmp_path / "o"), "--quiet"])
+    assert_one_line_error(capsys, code, *fragments)
+    assert not (tmp_path / "o").exists()
+
+
+def test_small_online_scenario_runs(tmp_path, capsys):
+    (tmp_path / "log.csv").write_text(ONLINE_LOG)
+    path = tmp_path / "online.toml"
+    path.write_text(ONLINE_TOML.format(env="", observed="", extra="[run]\nn_reps = 2\n"))
+    assert main(["frontier", str(path), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert "with 3 of 5 tasks remaining" in capsys.readouterr().out
+    assert len(pd.read_csv(tmp_path / "o" / "front.csv")) == 1
+
+
 def test_missing_inputs_exit_2(tmp_path, capsys):
     code = main(["frontier", str(tmp_path / "none.toml")])
     assert_one_line_error(capsys, code, "none.toml", "no such scenario file")

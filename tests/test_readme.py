@@ -9,7 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 
-def test_python_examples_run(capsys):
+def test_python_examples_run(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)  # examples read files relative to the repository
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
     assert blocks, "README has no Python example"
     for code in blocks:

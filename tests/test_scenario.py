@@ -181,3 +181,86 @@ def test_missing_or_unreadable_file(tmp_path):
         load_scenario(tmp_path / "nope.toml")
     with pytest.raises(InputError, match="is a directory"):
         load_scenario(tmp_path)
+
+
+# -- [observed]: online use from a throughput log ----------------------------------------------
+ONLINE = EXAMPLES / "online.toml"
+
+
+def test_online_example_is_the_observed_problem():
+    from mopt.expert import ThroughputLog, observe
+
+    sc = load_scenario(ONLINE)
+    assert sc.turnaround_kind == "observed"
+    tail = observe(ThroughputLog.read_csv(EXAMPLES / "online_log.csv"), 34586, 8264)
+    model = tail.turnaround_model(50)
+    env = tail.environment(n_unreliable=50, t_r=2066.0, c_ur=1 / 3600, c_r=34 / 3600, mr_max=0.1)
+    assert_same_environment(sc.env, env)
+    assert sc.env.n_tasks == 500 and sc.env.t_ur == model.mean_success
+    assert sc.observed.n_remaining == tail.n_remaining == 49
+    np.testing.assert_array_equal(sc.observed.send_times, tail.send_times)
+    prob, lib = sc.problem(), NTDMrProblem(env, n_reps=10, seed=1, observed=tail)
+    assert prob.observed is sc.observed and prob.n_designs == lib.n_designs
+    designs = [0, 100, prob.n_designs - 1]
+    np.testing.assert_array_equal(prob.replicate(designs, [0, 1, 2], 7), lib.replicate(designs, [0, 1, 2], 7))
+
+
+def test_observed_n_tasks_and_t_ur_given(tmp_path):
+    text = ONLINE.read_text().replace("[environment]\n", "[environment]\nn_tasks = 500\nt_ur = 2000\n", 1)
+    (tmp_path / "online_log.csv").write_text((EXAMPLES / "online_log.csv").read_text())
+    sc = load_scenario(scenario_file(tmp_path, text=text))
+    assert (sc.env.n_tasks, sc.env.t_ur) == (500, 2000.0)
+
+
+OBSERVED_LOG = "task,send_time,result_time\n0,0,1000\n1,0,\n2,0,900\n3,900,\n4,1000,\n1,1100,\n"
+OBSERVED = "[observed]\nfile = \"log.csv\"\nt_tail = 1200\ndeadline = 1100\ngroup_size = 2\n"
+
+
+def observed_scenario(tmp_path, log=OBSERVED_LOG, observed=OBSERVED, env_extra="n_unreliable = 3\n"):
+    """A small online scenario: five tasks, task 1's first instance timed out and was re-sent."""
+    (tmp_path / "log.csv").write_text(log)
+    text = (f"[environment]\n{env_extra}t_r = 500\nc_ur = 1\nc_r = 10\nmr_max = 1\n\n{observed}\n"
+            "[grid]\nN = [0]\nT = [0]\nD = [1100]\nMr = [1]\n")
+    return scenario_file(tmp_path, text=text)
+
+
+@pytest.mark.parametrize(
+    "log, observed, env_extra, match",
+    [
+        (OBSERVED_LOG, OBSERVED + "\n[turnaround]\nkind = \"shifted_lognormal\"\n", "n_unreliable = 3\n",
+         r"scenario\.toml: \[turnaround\] and \[observed\] are alternatives"),
+        (OBSERVED_LOG.replace("3,900,", "3,soon,"), OBSERVED, "n_unreliable = 3\n",
+         r"scenario\.toml: \[observed\] 'send_time' must be a number at .*log\.csv line 5; got 'soon'"),
+        (OBSERVED_LOG, OBSERVED, "n_unreliable = 3\nn_tasks = 150\n",
+         r"scenario\.toml: \[environment\] 'n_tasks' = 150 disagrees with the 5 tasks of the \[observed\] log 'log\.csv'"),
+        (OBSERVED_LOG, OBSERVED.replace("deadline", "deadlin"), "n_unreliable = 3\n",
+         r"scenario\.toml: \[observed\] unknown key 'deadlin'; did you mean 'deadline'\?"),
+        (OBSERVED_LOG, OBSERVED.replace("t_tail = 1200\n", ""), "n_unreliable = 3\n",
+         r"scenario\.toml: \[observed\] missing key 't_tail'"),
+        (OBSERVED_LOG, OBSERVED.replace("log.csv", "nope.csv"), "n_unreliable = 3\n",
+         r"scenario\.toml: \[observed\] throughput log '.*nope\.csv' does not exist"),
+        ("task,send_time,result_time\n0,0,1\n1,0\n2,0,1,5\n", OBSERVED, "n_unreliable = 3\n",
+         r"scenario\.toml: \[observed\] 'file' .*log\.csv: cannot read it \(.*line 4"),
+        (OBSERVED_LOG, OBSERVED.replace("1200", "900"), "n_unreliable = 3\n",
+         r"\[observed\] 'send_time' must be <= t_tail=900 at .*log\.csv line 6"),
+        (OBSERVED_LOG, OBSERVED, "n_unreliable = 1\n",
+         r"\[environment\] 'n_unreliable' must be >= the 3 instances running"),
+        (OBSERVED_LOG, OBSERVED, "n_unreliable = 3\nt_ur = 1000\nmean = 5\n",
+         r"\[environment\] unknown key 'mean'"),
+    ],
+)
+def test_bad_observed_sections(tmp_path, log, observed, env_extra, match):
+    with pytest.raises(InputError, match=match):
+        load_scenario(observed_scenario(tmp_path, log, observed, env_extra))
+
+
+def test_small_observed_scenario_loads(tmp_path):
+    sc = load_scenario(observed_scenario(tmp_path))
+    assert sc.env.n_tasks == 5 and sc.observed.tasks.tolist() == [1, 3, 4]
+    assert sc.problem(n_reps=2).n_designs == 1
+
+
+def test_missing_turnaround_and_observed(tmp_path):
+    text = REFERENCE.read_text().split("[turnaround]")[0]
+    with pytest.raises(InputError, match=r"missing section \[turnaround\] \(or \[observed\]"):
+        load_scenario(scenario_file(tmp_path, text=text))
