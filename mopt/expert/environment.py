@@ -9,6 +9,7 @@ import numpy as np
 from scipy import stats
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.expert._engine import reliable_run_cost
 from mopt.expert.turnaround import TurnaroundModel
 
 __all__ = ["Environment", "reference_environment", "wl3_environment", "n_reliable_machines"]
@@ -96,8 +97,7 @@ class Environment:
     @property
     def reliable_task_cost(self) -> float:
         """Cost of one reliable run: c_r·(t_r rounded up to the charging period)."""
-        period = self.charging_period_r
-        return self.c_r * math.ceil(self.t_r / period - 1e-12) * period
+        return reliable_run_cost(float(self.t_r), float(self.c_r), float(self.charging_period_r))
 
     def n_reliable(self, mr: float) -> int:
         """Reliable machines for ratio ``mr``."""

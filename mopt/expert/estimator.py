@@ -30,16 +30,24 @@ __all__ = ["estimate", "simulate_strategies", "resolve_strategy", "replication_f
 OUTPUT_COLUMNS = tuple(_engine.OUTPUT_COLUMNS)
 
 
+#: static strategies that never use the reliable pool
+_UNRELIABLE_ONLY = ("AUR",)
+
+
 def resolve_strategy(strategy, env: Environment):
     """A Strategy (M_r checked against ``env``) or a StaticStrategy, from an object or a name."""
+    if isinstance(strategy, StaticStrategy):
+        strategy = strategy.name
     if isinstance(strategy, str):
         if strategy not in STATIC_STRATEGIES:
             raise InputError(
                 f"'strategy' must be a Strategy or one of {sorted(STATIC_STRATEGIES)}; got {strategy!r}."
             )
+        if strategy not in _UNRELIABLE_ONLY and env.n_reliable(env.mr_max) == 0:
+            raise InputError(
+                f"static strategy {strategy!r} needs a reliable pool: 'mr_max' must be > 0; got {env.mr_max:g}."
+            )
         return as_ntdmr(strategy, env) or STATIC_STRATEGIES[strategy]
-    if isinstance(strategy, StaticStrategy):
-        return as_ntdmr(strategy.name, env) or strategy
     if not isinstance(strategy, Strategy):
         raise TypeError(f"'strategy' must be a Strategy or a static strategy name; got {strategy!r}.")
     if strategy.Mr > env.mr_max:
@@ -111,8 +119,8 @@ def simulate_strategies(env: Environment, strategies, keys, observed=None) -> np
             bad = int(np.flatnonzero(np.isnan(reps).any(axis=(1, 2)))[0])
             raise MoptError(
                 "a replication exceeded the simulator's safety cap on instances "
-                f"(strategy parameters {dict(zip(params, unique[bad], strict=True))}); "
-                "the strategy practically never finishes."
+                f"(strategy parameters {dict(zip(params, unique[bad], strict=True))}): the throughput "
+                "phase or this strategy's tail practically never finishes; check the turnaround model."
             )
         out[sim] = reps[inverse.ravel()]
     return out

@@ -24,21 +24,23 @@ def throughput_results(turnaround: TurnaroundModel, n_tasks: int, n_unreliable: 
     """Results returned by ``elapsed`` in one simulated throughput phase (FCFS, no replication,
     failed instances detected at the deadline and re-queued)."""
     table = turnaround.fs_table
-    free = [(0.0, m) for m in range(n_unreliable)]  # (time the machine frees, machine)
-    queued, results = n_tasks, 0
-    while queued and free:
-        now, m = heapq.heappop(free)
+    # (time a machine frees, machine, whether its instance failed); every machine frees at 0
+    events = [(0.0, m, False) for m in range(n_unreliable)]
+    queued, results, idle = n_tasks, 0, []
+    while events:
+        now, m, failed = heapq.heappop(events)
         if now > elapsed:
             break
-        queued -= 1
-        t = table[min(int(rng.random() * table.size), table.size - 1)]
-        ok = rng.random() < float(turnaround.reliability(now)) and t < throughput_deadline
-        end = now + (t if ok else throughput_deadline)
-        if ok:
-            results += end <= elapsed
-        else:
-            queued += 1  # re-queued at its deadline; the machine is free again then
-        heapq.heappush(free, (end, m))
+        queued += failed  # a failed task is re-queued when its deadline passes, not before
+        idle.append(m)
+        while queued and idle:
+            machine = idle.pop()
+            queued -= 1
+            t = table[min(int(rng.random() * table.size), table.size - 1)]
+            ok = rng.random() < float(turnaround.reliability(now)) and t < throughput_deadline
+            end = now + (t if ok else throughput_deadline)
+            results += bool(ok and end <= elapsed)
+            heapq.heappush(events, (end, machine, not ok))
     return int(results)
 
 

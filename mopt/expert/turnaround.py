@@ -173,17 +173,25 @@ class TurnaroundModel:
             known = (tp < deadline) & (sp + tp <= t_tail)  # results already returned at T_tail
             window = np.minimum(t_tail - sp, deadline)
             expected = np.searchsorted(fs1, window, side="right") / fs1.size  # F_s1(T_tail - t')
-            b2, v2 = [], []
+            b2, v2, informed, counts = [], [], [], []
+            previous = float(v1[-1])
             for k in range(0, sp.size, group_size):
                 sl = slice(k, k + group_size)
                 denom = expected[sl].sum()
-                g = known[sl].sum() / denom if denom > 0 else 1.0
+                # Eq. 2; a group sent too recently for any result to be expected (F_s1 = 0 for all
+                # its instances) carries no information: it keeps the previous group's γ and is
+                # left out of the epoch's mean
+                g = min(max(known[sl].sum() / denom, gamma_min), 1.0) if denom > 0 else previous
                 b2.append(sp[sl][0])
-                v2.append(min(max(g, gamma_min), 1.0))
+                v2.append(g)
+                informed.append(denom > 0)
+                counts.append(sp[sl].size)
+                previous = g
             breaks.append(np.array(b2))
             values.append(np.array(v2))
-            counts = np.array([min(group_size, sp.size - k) for k in range(0, sp.size, group_size)])
-            mean_partial = float(np.average(v2, weights=counts))
+            informed = np.array(informed)
+            if informed.any():
+                mean_partial = float(np.average(np.array(v2)[informed], weights=np.array(counts)[informed]))
         zero = mean_full if mean_partial is None else 0.5 * (mean_full + mean_partial)
         return cls(
             fs1,

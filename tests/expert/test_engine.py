@@ -585,3 +585,18 @@ def test_engine_agrees_with_a_literal_reference(case):
         for r, key in enumerate(keys):
             expected = _reference(n_tasks, n_ur, t_r, 4000.0, fs, gb, gv, *args, key)
             np.testing.assert_allclose(out[s, r], expected, rtol=1e-12, atol=1e-9)
+
+
+def test_threads_can_share_the_engine():
+    """Several threads launching the parallel kernels at once must neither abort nor change results
+    (numba's workqueue layer aborts on concurrent launches; the engine serialises them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import mopt
+    from mopt.expert import NTDMrProblem, reference_environment
+
+    prob = NTDMrProblem(reference_environment(0.1), T=[0.0, 2066.0], D=[4132.0], Mr=[0.02, 0.1])
+    alone = mopt.solve(prob, "exhaustive", seed=5, n_reps=6)
+    with ThreadPoolExecutor(4) as pool:
+        threaded = mopt.solve(prob, "exhaustive", seed=5, n_reps=6, executor=pool)
+    assert alone.evaluations.equals(threaded.evaluations)

@@ -164,3 +164,15 @@ class TestOnline:
     def test_negative_t_tail_raises(self):
         with pytest.raises(InputError, match="'t_tail'"):
             TurnaroundModel.from_instances(SEND, TURN, deadline=100, t_tail=-1)
+
+
+def test_partial_group_without_information_keeps_the_previous_gamma():
+    # full epoch (t' < t_tail - D = 1000): 10 instances at t' = 0..90, half return after 600 s
+    send = [float(10 * k) for k in range(10)] + [1800.0, 1850.0]
+    turn = [600.0 if k % 2 == 0 else float("inf") for k in range(10)] + [float("inf")] * 2
+    m = TurnaroundModel.from_instances(send, turn, deadline=1000.0, t_tail=2000.0, group_size=10)
+    # the partial group was sent 150-200 s before T_tail, below the shortest turnaround (600 s):
+    # F_s1(T_tail - t') = 0, Eq. 2 is 0/0 — no information, so γ stays at the full epoch's 0.5
+    assert float(m.reliability(1825.0)) == pytest.approx(0.5)
+    assert m.epochs["partial"] is None
+    assert m.epochs["zero"] == pytest.approx(0.5)

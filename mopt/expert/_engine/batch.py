@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import threading
+
 import numpy as np
 from numba import njit, prange
 
@@ -25,6 +28,24 @@ from mopt.expert._engine.tail import (
 from mopt.expert._engine.throughput import (
     throughput_phase,
 )
+
+_LAUNCH_LOCK = threading.Lock()
+
+
+def _one_launch_at_a_time(fn):
+    """Serialise calls from several threads (ThreadPoolExecutor, Dask threaded workers).
+
+    numba's workqueue threading layer (the fork-safe choice when TBB is absent) aborts the whole
+    process if two threads launch parallel kernels at once.  Each launch already runs on every
+    core, so taking turns costs nothing in throughput.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with _LAUNCH_LOCK:
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 # ----------------------------------------------------------------------------- batch drivers
@@ -193,6 +214,7 @@ def _tail_batch(
     return out
 
 
+@_one_launch_at_a_time
 def simulate(
     n_tasks: int,
     n_unreliable: int,
@@ -334,6 +356,7 @@ def simulate(
     )
 
 
+@_one_launch_at_a_time
 def simulate_observed(
     n_tasks: int,
     n_unreliable: int,
