@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,6 +22,51 @@ from mopt.core.errors import InputError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
 
 __all__ = ["StochasticProblem", "FunctionProblem"]
+
+#: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
+RESERVED_COLUMNS = ("design", "n_reps", "utility")
+
+_INDEX_CAP = 2**62
+
+
+def _show(value) -> str:
+    text = repr(value.tolist()) if isinstance(value, np.ndarray) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _integer_array(name: str, values, *, low: int = 0, high: int | None = None) -> np.ndarray:
+    """``values`` (an integer or a sequence of them) as a 1-D int64 array; InputError naming ``name``
+    for anything else: non-numbers, non-integral or non-finite numbers, values outside [low, high]
+    (``high`` None: below 2**62, so nothing wraps around in int64)."""
+    rng = f"in [{low}, {high}]" if high is not None else f">= {low}"
+    expected = f"'{name}' must be an integer {rng}"
+    top = _INDEX_CAP if high is None else high
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        raise InputError(f"{expected}; got {_show(values)}.") from None
+    arr = arr.ravel()
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if arr.dtype.kind in "iuf":
+        with np.errstate(invalid="ignore"):
+            bad = (arr < low) | (arr > top)
+            if arr.dtype.kind == "f":
+                bad |= ~np.isfinite(arr) | (arr != np.floor(arr))
+        if bad.any():
+            v = arr[np.flatnonzero(bad)[0]]
+            raise InputError(f"{expected}; got {v:g}." if arr.dtype.kind == "f" else f"{expected}; got {v}.")
+        return arr.astype(np.int64)
+    out = np.empty(arr.size, dtype=np.int64)  # object, str, bool, complex: element by element
+    for k, v in enumerate(arr.tolist()):
+        ok = isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+        if ok:
+            f = float(v)
+            ok = math.isfinite(f) and f == math.floor(f) and low <= v <= top
+        if not ok:
+            raise InputError(f"{expected}; got {_show(v)}.")
+        out[k] = int(v)
+    return out
 
 
 class StochasticProblem(Problem):
@@ -43,8 +90,9 @@ class StochasticProblem(Problem):
     parameter_names: tuple[str, ...] = ()
 
     def __init__(self, *, objectives: Sequence[str], n_var: int, xl, xu, n_reps: int = 10, seed: int = 0):
+        objectives = _objective_names(objectives, tuple(self.parameter_names))
         super().__init__(n_var=n_var, n_obj=len(objectives), n_ieq_constr=1, xl=xl, xu=xu, vtype=int)
-        self.objectives = tuple(objectives)
+        self.objectives = objectives
         self.n_reps = n_reps
         self.seed = seed
 
@@ -68,14 +116,35 @@ class StochasticProblem(Problem):
 
     def designs_frame(self, indices) -> pd.DataFrame:
         """Decoded parameters of the designs ``indices``, one row each (column ``design`` first)."""
-        indices = np.asarray(indices, dtype=np.int64)
+        indices = self._check_indices(indices)
         rows = [self.decode(self.design(int(i))) for i in indices]
         df = pd.DataFrame(rows, columns=list(self.parameter_names) or None)
         df.insert(0, "design", indices)
         return df
 
     def _check_index(self, i) -> int:
-        return check_int("design index", i, low=0, high=self.n_designs - 1)
+        """Design index ``i`` as an int (InputError naming 'design index' if it is not one)."""
+        if np.ndim(i) != 0:
+            raise InputError(f"'design index' must be an integer in [0, {self.n_designs - 1}]; got {_show(i)}.")
+        return int(self._check_indices(i)[0])
+
+    def _check_indices(self, indices) -> np.ndarray:
+        """Design indices as a 1-D int64 array (InputError naming 'design index' for anything else)."""
+        return _integer_array("design index", indices, high=self.n_designs - 1)
+
+    def _design_vector(self, x) -> tuple[int, ...]:
+        """Design vector ``x`` as a tuple of ``n_var`` ints (InputError naming 'x' if it is not one)."""
+        expected = f"'x' must be a design vector of {self.n_var} integer{'s' if self.n_var > 1 else ''}"
+        try:
+            arr = np.asarray(x).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"{expected}; got {_show(x)}.") from None
+        if arr.size != self.n_var:
+            raise InputError(f"{expected}; got {_show(x)}.")
+        try:
+            return tuple(int(v) for v in _integer_array("x", arr, low=-_INDEX_CAP))
+        except InputError:
+            raise InputError(f"{expected}; got {_show(x)}.") from None
 
     # -- replications ----------------------------------------------------------------------
     def replicate(self, indices, reps, seed: SeedLike) -> np.ndarray:
@@ -87,13 +156,8 @@ class StochasticProblem(Problem):
             Replication ``r`` of design ``i`` depends only on ``(seed, i, r)``.
         """
         entropy = resolve_seed(seed)
-        indices = np.asarray(indices, dtype=np.int64).ravel()
-        reps = np.asarray(reps, dtype=np.int64).ravel()
-        if len(indices) and (indices.min() < 0 or indices.max() >= self.n_designs):
-            bad = indices[(indices < 0) | (indices >= self.n_designs)][0]
-            raise InputError(f"'design index' must be in [0, {self.n_designs - 1}]; got {bad}.")
-        if len(reps) and reps.min() < 0:
-            raise InputError(f"'reps' must be non-negative replication indices; got {reps.min()}.")
+        indices = self._check_indices(indices)
+        reps = _integer_array("reps", reps, low=0)
         if len(indices) == 0 or len(reps) == 0:
             return np.empty((len(indices), len(reps), self.n_obj))
         return self._replicate(indices, reps, entropy)
@@ -107,12 +171,23 @@ class StochasticProblem(Problem):
         Returns an array of shape ``(len(X), n_reps, n_obj)``.
         """
         n_reps = check_int("n_reps", n_reps, low=1)
-        rep_offset = check_int("rep_offset", rep_offset, low=0)
-        X = np.atleast_2d(np.asarray(X))
+        rep_offset = check_int("rep_offset", rep_offset, low=0, high=_INDEX_CAP)
+        try:
+            X = np.atleast_2d(np.asarray(X))
+        except (TypeError, ValueError):
+            raise InputError(f"'X' must be a list of design vectors; got {_show(X)}.") from None
+        if X.ndim != 2:
+            raise InputError(f"'X' must be a list of design vectors; got an array of shape {X.shape}.")
         indices = [self.index(x) for x in X]
         return self.replicate(indices, np.arange(rep_offset, rep_offset + n_reps), seed)
 
     def _evaluate(self, x, out, *args, **kwargs):
+        # the constructor only stores n_reps and seed; they are validated here, where they are used
+        try:
+            n_reps = check_int("n_reps", self.n_reps, low=1)
+            entropy = resolve_seed(self.seed)  # resolved once: a Generator seed is drawn from once
+        except (TypeError, InputError) as exc:
+            raise type(exc)(f"the problem's {exc}") from None
         # pymoo proposes any integer vector in [xl, xu]; one that is not a design (e.g. T > D) is
         # infeasible (G = 1, F = inf) instead of an error, so pymoo algorithms run unchanged.
         X = np.atleast_2d(np.rint(np.asarray(x, dtype=float)).astype(np.int64))
@@ -125,7 +200,7 @@ class StochasticProblem(Problem):
         valid = indices >= 0
         F = np.full((len(X), self.n_obj), np.inf)
         if valid.any():
-            F[valid] = self.replicate(indices[valid], np.arange(self.n_reps), self.seed).mean(axis=1)
+            F[valid] = self.replicate(indices[valid], np.arange(n_reps), entropy).mean(axis=1)
         out["F"] = F
         out["G"] = np.where(valid, 0.0, 1.0)[:, None]
 
@@ -184,8 +259,7 @@ class FunctionProblem(StochasticProblem):
                 raise TypeError(f"'designs' must be a list of dicts or a DataFrame; {exc}") from None
         if len(table) == 0:
             raise InputError("'designs' must contain at least one design; got 0.")
-        if isinstance(objectives, str) or len(objectives) == 0:
-            raise InputError(f"'objectives' must be a non-empty sequence of names; got {objectives!r}.")
+        objectives = _objective_names(objectives, tuple(str(c) for c in table.columns))
         super().__init__(objectives=objectives, n_var=1, xl=[0], xu=[len(table) - 1], n_reps=n_reps, seed=seed)
         self.function = simulate
         self.table = table
@@ -200,14 +274,15 @@ class FunctionProblem(StochasticProblem):
         return np.array([self._check_index(i)])
 
     def index(self, x) -> int:
-        return self._check_index(np.asarray(x).ravel()[0])
+        (i,) = self._design_vector(x)
+        return self._check_index(i)
 
     def decode(self, x) -> dict:
         row = self.table.iloc[self.index(x)]
         return {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
 
     def designs_frame(self, indices) -> pd.DataFrame:
-        indices = np.asarray(indices, dtype=np.int64)
+        indices = self._check_indices(indices)
         df = self.table.iloc[indices].reset_index(drop=True)
         df.insert(0, "design", indices)
         return df
@@ -234,3 +309,33 @@ class FunctionProblem(StochasticProblem):
             "designs": self.table.to_json(),
             "crn": self.common_random_numbers,
         }
+
+
+def _objective_names(objectives, parameters: tuple[str, ...]) -> tuple[str, ...]:
+    """Validate objective names: unique non-empty strings that cannot be confused with the other
+    columns of the ``evaluations`` table (parameters, ``design``, ``n_reps``, ``utility``, ``*_se``)."""
+    if isinstance(objectives, (str, bytes)):
+        raise InputError(f"'objectives' must be a non-empty sequence of names, not one string; got {objectives!r}.")
+    expected = "'objectives' must be a sequence of names (e.g. ['time', 'cost'])"
+    if isinstance(objectives, (set, frozenset, Mapping)):
+        raise TypeError(f"{expected}, in order; got a {type(objectives).__name__}.")
+    try:
+        names = tuple(objectives)
+    except TypeError:
+        raise TypeError(f"{expected}; got {_show(objectives)} ({type(objectives).__name__}).") from None
+    if not names:
+        raise InputError(f"'objectives' must be a non-empty sequence of names; got {objectives!r}.")
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"'objectives' must hold non-empty strings; got {name!r}.")
+        if name in RESERVED_COLUMNS:
+            raise InputError(f"'objectives' must not use the reserved column names {list(RESERVED_COLUMNS)}; "
+                             f"got {name!r}.")
+        if name.endswith("_se"):
+            raise InputError(f"'objectives' must not end with '_se' (the standard-error columns); got {name!r}.")
+        if name in parameters:
+            raise InputError(f"'objectives' must differ from the parameter names {list(parameters)}; got {name!r}.")
+    dup = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if dup is not None:
+        raise InputError(f"'objectives' must be unique; got {dup!r} twice.")
+    return tuple(str(n) for n in names)

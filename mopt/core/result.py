@@ -130,30 +130,97 @@ class Result:
 
     @classmethod
     def read_csv(cls, directory: str | os.PathLike) -> Result:
-        """Read a result written by :meth:`to_csv`."""
+        """Read a result written by :meth:`to_csv`.
+
+        Raises
+        ------
+        InputError
+            A file is missing or malformed; the message names the file and the field or column.
+        """
         d = Path(directory)
         for name in ("evaluations.csv", _META):
             if not (d / name).is_file():
                 raise InputError(f"'{d}' is not a mopt result directory: {name} is missing.")
+        meta_path, ev_path = d / _META, d / "evaluations.csv"
         try:
-            meta = json.loads((d / _META).read_text())
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"'{d / _META}': malformed mopt result metadata ({exc}).") from None
+            raise InputError(f"'{meta_path}': malformed mopt result metadata ({exc}).") from None
+        fields = _read_meta(meta, meta_path)
         try:
-            ev = pd.read_csv(d / "evaluations.csv")
-            return cls(
-                method=str(meta["method"]),
-                seed=int(meta["seed"]),
-                n_evals=int(meta["n_evals"]),
-                objectives=tuple(meta["objectives"]),
-                evaluations=ev,
-                info=dict(meta.get("info", {})),
-            )
-        except (KeyError, ValueError, TypeError, json.JSONDecodeError, pd.errors.ParserError) as exc:
-            raise InputError(f"'{d}': malformed mopt result ({exc}).") from None
+            ev = pd.read_csv(ev_path)
+        except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise InputError(f"'{ev_path}': malformed mopt result evaluations ({exc}).") from None
+        _check_evaluations(ev, fields["objectives"], ev_path)
+        return cls(evaluations=ev, **fields)
 
     def __repr__(self) -> str:
         return (
             f"Result(method={self.method!r}, seed={self.seed}, n_evals={self.n_evals}, "
             f"designs={len(self.evaluations)}, front={len(self.front)})"
         )
+
+
+def _read_meta(meta, path: Path) -> dict:
+    """The fields of ``result.json``, validated (InputError naming the file and the field)."""
+    where = f"'{path}': malformed mopt result"
+    if not isinstance(meta, dict):
+        raise InputError(f"{where}: expected a JSON object; got {type(meta).__name__}.")
+    missing = [k for k in ("method", "seed", "n_evals", "objectives") if k not in meta]
+    if missing:
+        raise InputError(f"{where}: field {missing[0]!r} is missing.")
+
+    def integer(key):
+        v = meta[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise InputError(f"{where}: '{key}' must be a non-negative integer; got {v!r}.")
+        return v
+
+    method = meta["method"]
+    if not isinstance(method, str) or not method:
+        raise InputError(f"{where}: 'method' must be a non-empty string; got {method!r}.")
+    objectives = meta["objectives"]
+    if (not isinstance(objectives, list) or not objectives
+            or not all(isinstance(o, str) and o for o in objectives)):
+        raise InputError(f"{where}: 'objectives' must be a non-empty list of names; got {objectives!r}.")
+    if len(set(objectives)) != len(objectives):
+        raise InputError(f"{where}: 'objectives' must be unique; got {objectives!r}.")
+    info = meta.get("info", {})
+    if not isinstance(info, dict):
+        raise InputError(f"{where}: 'info' must be a JSON object; got {info!r}.")
+    return {"method": method, "seed": integer("seed"), "n_evals": integer("n_evals"),
+            "objectives": tuple(objectives), "info": dict(info)}
+
+
+def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path) -> None:
+    """``evaluations.csv`` must have an integer ``design`` column (integral floats are converted in
+    place) and a numeric column per objective."""
+    where = f"'{path}': malformed mopt result evaluations"
+    for name in ("design", *objectives):
+        if name not in ev.columns:
+            raise InputError(f"{where}: column {name!r} is missing.")
+    if len(ev) == 0:
+        return
+    design = ev["design"]
+    if pd.api.types.is_integer_dtype(design):
+        bad = (design < 0).to_numpy()
+    else:
+        num = pd.to_numeric(design, errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(num) | (num < 0) | (num >= 2.0**62) | (num != np.floor(num))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InputError(f"{where}: column 'design' must hold non-negative integers; got {_py(design.iloc[k])!r} "
+                         f"at line {k + 2}.")
+    if not pd.api.types.is_integer_dtype(design):
+        ev["design"] = num.astype(np.int64)  # integral floats such as 3.0
+    for name in objectives:
+        col = ev[name]
+        if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            bad = pd.to_numeric(col, errors="coerce").isna() & col.notna()
+            k = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
+            raise InputError(f"{where}: column {name!r} must be numeric; got {_py(col.iloc[k])!r} at line {k + 2}.")
+
+
+def _py(value):
+    """A numpy scalar as the Python value (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -17,6 +17,7 @@ a result at or after the log's deadline is a failure (see
 
 from __future__ import annotations
 
+import csv
 import os
 from dataclasses import dataclass, field
 
@@ -32,16 +33,32 @@ __all__ = ["ThroughputLog", "ObservedTail", "observe", "estimate_online"]
 
 LOG_COLUMNS = ("task", "send_time", "result_time")
 
+#: task ids are below 2**62, so they never wrap around in int64 arithmetic
+TASK_ID_LIMIT = 2**62
 
-def _where(source: str | None, row: int) -> str:
-    """Row ``row`` (0-based) of a log: a file line (header = line 1) or a DataFrame row."""
-    return f"{source} line {row + 2}" if source else f"row {row}"
+#: text of ``result_time`` that means no result yet (besides inf), compared case-insensitively
+_NO_RESULT = ("", "nan")
+
+
+class MalformedCSVError(InputError, pd.errors.ParserError):
+    """A throughput log that is not well-formed CSV (e.g. a row with more fields than the header).
+
+    An :class:`InputError` that is also pandas' ``ParserError``, which :meth:`ThroughputLog.read_csv`
+    raised for such files before it parsed them itself, so callers catching that keep working."""
+
+
+def _where(source: str | None, row: int, lines=None) -> str:
+    """Row ``row`` (0-based) of a log: a file line (``lines[row]``, or ``row + 2`` with the header on
+    line 1) or a DataFrame row."""
+    if not source:
+        return f"row {row}"
+    return f"{source} line {lines[row] if lines is not None else row + 2}"
 
 
 @dataclass(frozen=True)
 class ThroughputLog:
-    """Instances of the throughput phase: columns ``task`` (int ≥ 0), ``send_time`` (≥ 0) and
-    ``result_time`` (≥ ``send_time``; NaN or inf: no result yet).
+    """Instances of the throughput phase: columns ``task`` (int in [0, 2**62)), ``send_time`` (≥ 0)
+    and ``result_time`` (≥ ``send_time``; no result yet: NaN or inf, in text also ``nan`` or empty).
 
     The frame is validated and normalized (int64 / float64 columns, ``inf`` for no result) on
     construction; errors name the column and the row (or the file and line, see :meth:`read_csv`).
@@ -56,28 +73,64 @@ class ThroughputLog:
 
     instances: pd.DataFrame
     source: str | None = field(default=None, compare=False, repr=False)
+    #: file line of each row (set by :meth:`read_csv`; blank lines are skipped)
+    lines: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "instances", _validated(self.instances, self.source))
+        object.__setattr__(self, "instances", _validated(self.instances, self.source, self.lines))
+
+    def where(self, row: int) -> str:
+        """Where row ``row`` came from: ``<file> line <n>`` or ``row <row>``."""
+        return _where(self.source, row, self.lines)
 
     @classmethod
     def read_csv(cls, path) -> ThroughputLog:
-        """Read a log from a CSV file with a header ``task,send_time,result_time`` (an empty
-        ``result_time`` means no result).  Errors name the file and line."""
-        name = os.fspath(path)
+        """Read a log from a UTF-8 CSV file with a header ``task,send_time,result_time`` (an empty,
+        ``nan`` or ``inf`` ``result_time`` means no result; blank lines are skipped).  Errors name
+        the file and line."""
         try:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+            name = os.fspath(path)
+        except TypeError:
+            raise TypeError(f"'path' must be a file path; got {type(path).__name__}.") from None
+        try:
+            with open(path, encoding="utf-8-sig", newline="") as f:
+                text = f.read()
         except FileNotFoundError:
             raise InputError(f"throughput log {name!r} does not exist.") from None
-        except pd.errors.EmptyDataError:
-            raise InputError(f"throughput log {name!r} is empty; expected a header {','.join(LOG_COLUMNS)}.") from None
-        return cls(df, source=name)
+        except IsADirectoryError:
+            raise InputError(f"throughput log {name!r} is a directory; expected a CSV file.") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"throughput log {name!r} is not UTF-8 text (byte {exc.start}).") from None
+        except OSError as exc:
+            raise InputError(f"throughput log {name!r} cannot be read ({exc.strerror or exc}).") from None
+        header, rows, lines = None, [], []
+        reader = csv.reader(text.splitlines(keepends=True), skipinitialspace=True, strict=True)
+        try:
+            for fields in reader:
+                if not fields or fields == [""]:  # a blank line
+                    continue
+                if header is None:
+                    header = fields
+                    continue
+                if len(fields) > len(header):
+                    raise MalformedCSVError(f"{name} line {reader.line_num}: expected at most {len(header)} fields "
+                                     f"({','.join(header)}); got {len(fields)}.")
+                rows.append(fields + [""] * (len(header) - len(fields)))
+                lines.append(reader.line_num)
+        except csv.Error as exc:
+            raise MalformedCSVError(f"{name} line {reader.line_num}: malformed CSV ({exc}).") from None
+        if header is None:
+            raise InputError(f"throughput log {name!r} is empty; expected a header {','.join(LOG_COLUMNS)}.")
+        return cls(pd.DataFrame(rows, columns=header, dtype=object), source=name, lines=tuple(lines))
 
 
-def _validated(df, source: str | None) -> pd.DataFrame:
+def _validated(df, source: str | None, lines=None) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"'instances' must be a pandas DataFrame; got {type(df).__name__}.")
     what = source or "the log"
+    dup = df.columns[df.columns.duplicated()]
+    if len(dup):
+        raise InputError(f"{what}: duplicate column {str(dup[0])!r}; expected the columns {list(LOG_COLUMNS)} once each.")
     unknown = [c for c in df.columns if c not in LOG_COLUMNS]
     if unknown:
         raise InputError(f"{what}: unknown column {str(unknown[0])!r}; expected the columns {list(LOG_COLUMNS)}.")
@@ -86,31 +139,42 @@ def _validated(df, source: str | None) -> pd.DataFrame:
         raise InputError(f"{what}: missing column {missing[0]!r}; expected the columns {list(LOG_COLUMNS)}.")
     if len(df) == 0:
         raise InputError(f"{what}: has no instances; expected at least one row.")
-    cols = {}
+    cols, exact = {}, None
     for c in LOG_COLUMNS:
         raw = df[c]
-        if not pd.api.types.is_numeric_dtype(raw):
+        if not pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw):
             raw = raw.map(lambda v: v.strip() if isinstance(v, str) else v).astype(object)
+            raw = raw.map(lambda v: np.nan if isinstance(v, bool) else v)  # True is not a number
             if c == "result_time":
-                raw = raw.map(lambda v: np.nan if v == "" else v)
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+                raw = raw.map(lambda v: np.nan if isinstance(v, str) and v.lower() in _NO_RESULT else v)
+        numeric = pd.to_numeric(raw, errors="coerce")
+        values = numeric.to_numpy(dtype=float)
         bad = np.isnan(values) & ~(raw.isna().to_numpy() if c == "result_time" else np.zeros(len(df), bool))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise InputError(f"'{c}' must be a number at {_where(source, k)}; got {df[c].iloc[k]!r}.")
+            got = df[c].iloc[k]
+            raise InputError(f"'{c}' must be a number at {_where(source, k, lines)}; "
+                             f"got {got.item() if isinstance(got, np.generic) else got!r}.")
         cols[c] = values
+        if c == "task" and pd.api.types.is_integer_dtype(numeric):
+            exact = numeric.to_numpy()  # int64 or uint64: compared without rounding to float
     task, send, result = cols["task"], cols["send_time"], cols["result_time"]
+    if exact is not None:
+        bad_task = (exact < 0) | (exact >= TASK_ID_LIMIT)
+    else:
+        bad_task = (task < 0) | (task >= TASK_ID_LIMIT) | ~np.isfinite(task) | (task != np.floor(task))
     checks = (
-        ("task", (task < 0) | ~np.isfinite(task) | (task != np.floor(task)), "an integer >= 0", task),
+        ("task", bad_task, "an integer in [0, 2**62)", task if exact is None else exact),
         ("send_time", (send < 0) | ~np.isfinite(send), "a finite number >= 0", send),
         ("result_time", result < send, "NaN/inf (no result) or >= send_time", result),
     )
     for name, bad, expected, values in checks:
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise InputError(f"'{name}' must be {expected} at {_where(source, k)}; got {values[k]:g}.")
+            got = values[k] if values.dtype.kind in "iu" else f"{values[k]:g}"
+            raise InputError(f"'{name}' must be {expected} at {_where(source, k, lines)}; got {got}.")
     return pd.DataFrame({
-        "task": task.astype(np.int64),
+        "task": (task if exact is None else exact).astype(np.int64),
         "send_time": send,
         "result_time": np.where(np.isnan(result), np.inf, result),
     })
@@ -238,7 +302,7 @@ def observe(log: ThroughputLog, t_tail: float, deadline: float) -> ObservedTail:
     late = send > t_tail
     if late.any():
         k = int(np.flatnonzero(late)[0])
-        raise InputError(f"'send_time' must be <= t_tail={t_tail:g} at {_where(log.source, k)}; "
+        raise InputError(f"'send_time' must be <= t_tail={t_tail:g} at {log.where(k)}; "
                          f"got {send[k]:g} (the log must end at t_tail).")
     result = np.where(inst["result_time"].to_numpy() <= t_tail, inst["result_time"].to_numpy(), np.inf)
     returned = np.isfinite(result)
@@ -252,13 +316,13 @@ def observe(log: ThroughputLog, t_tail: float, deadline: float) -> ObservedTail:
         j = int(np.flatnonzero(counts > 1)[0])
         dup = rows[task[rows] == rem_tasks[j]]
         raise InputError(f"'task' {rem_tasks[j]} has {counts[j]} running instances at t_tail={t_tail:g} "
-                         f"({', '.join(_where(log.source, int(r)) for r in dup)}); expected at most one.")
+                         f"({', '.join(log.where(int(r)) for r in dup)}); expected at most one.")
     stalled = np.setdiff1d(np.unique(task[pending]), rem_tasks)
     if stalled.size:
         j = int(stalled[0])
         last = int(np.flatnonzero(task == j)[np.argmax(send[task == j])])
         raise InputError(f"'task' {j} has no result and no running instance at t_tail={t_tail:g}: its last "
-                         f"instance ({_where(log.source, last)}, sent at {send[last]:g}) passed the deadline "
+                         f"instance ({log.where(last)}, sent at {send[last]:g}) passed the deadline "
                          f"{deadline:g}; the tail must start when every remaining task is running.")
     known = inst.assign(result_time=result)
     return ObservedTail(

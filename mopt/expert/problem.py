@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -38,8 +40,9 @@ def paper_grid(env: Environment) -> dict:
 
 
 def high_resolution_grid(env: Environment, n_td: int = 20, n_max: int = 5) -> dict:
-    """A denser grid: N = 0..n_max and ∞; T, D at ``n_td`` values each, geometric (denser at the low
-    end; T also 0) in [t_ur/2, 4·t_ur]; ten M_r values in 0.02 .. M_r^max."""
+    """A denser grid: N = 0..n_max and ∞; D at ``n_td`` geometric values (denser at the low end) in
+    [t_ur/2, 4·t_ur]; T at 0 and ``n_td - 1`` geometric values in [t_ur/4, 4·t_ur]; ten M_r values in
+    0.02 .. M_r^max."""
     t = env.t_ur
     d = np.geomspace(0.5 * t, 4 * t, n_td)
     ladder = (0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
@@ -52,14 +55,7 @@ def high_resolution_grid(env: Environment, n_td: int = 20, n_max: int = 5) -> di
 
 
 def _values(name: str, values, *, low=0.0, high=math.inf, low_open=False, high_name=None) -> np.ndarray:
-    if isinstance(values, (int, float)):
-        values = [values]
-    try:
-        seq = list(values)
-    except TypeError:
-        raise TypeError(f"'{name}' must be a list of numbers; got {values!r}.") from None
-    if not seq:
-        raise InputError(f"'{name}' must list at least one value; got [].")
+    seq = _listify(name, values)
     arr = np.array([check_number(name, v, low=low, high=high, low_open=low_open, high_name=high_name) for v in seq])
     return np.unique(arr)
 
@@ -144,14 +140,15 @@ class NTDMrProblem(StochasticProblem):
         return self._x[self._check_index(i)].copy()
 
     def index(self, x) -> int:
-        key = tuple(int(v) for v in np.asarray(x).ravel())
+        key = self._design_vector(x)
         try:
             return self._lookup[key]
         except KeyError:
-            raise InputError(f"'x'={list(key)} is not a design of this grid (T > D, or left out).") from None
+            raise InputError(f"'x'={list(key)} is not a design of this grid (an index out of range, T > D, "
+                             f"or left out).") from None
 
     def decode(self, x) -> dict:
-        a, b, c, e = (int(v) for v in np.asarray(x).ravel())
+        a, b, c, e = self._x[self.index(x)]
         n = self.grid["N"][a]
         return {"N": math.inf if math.isinf(n) else int(n), "T": float(self.grid["T"][b]),
                 "D": float(self.grid["D"][c]), "Mr": 0.0 if math.isinf(n) else float(self.grid["Mr"][e])}
@@ -161,7 +158,7 @@ class NTDMrProblem(StochasticProblem):
         return Strategy(**self.decode(self.design(i)))
 
     def designs_frame(self, indices) -> pd.DataFrame:
-        indices = np.asarray(indices, dtype=np.int64)
+        indices = self._check_indices(indices)
         x = self._x[indices]
         df = pd.DataFrame({k: self.grid[k][x[:, j]] for j, k in enumerate(self.parameter_names)})
         df.loc[np.isinf(df["N"].to_numpy()), "Mr"] = 0.0  # no reliable pool is used
@@ -179,15 +176,28 @@ class NTDMrProblem(StochasticProblem):
             **super()._identity(),
             "env": {k: getattr(env, k) for k in ("n_tasks", "n_unreliable", "t_ur", "t_r", "c_ur", "c_r",
                                                  "mr_max", "charging_period_r")},
-            "turnaround": [env.turnaround.fs_table.tobytes().hex()[:64], env.turnaround.gamma_values.tolist()],
+            "turnaround": _table_digest(env.turnaround),
             "grid": {k: v.tolist() for k, v in self.grid.items()},
             **({} if self.observed is None else {"observed": _observed_identity(self.observed)}),
         }
 
 
+def _table_digest(model) -> str:
+    """sha256 of the whole turnaround model: F_s table, γ breaks and γ values (shapes included)."""
+    h = hashlib.sha256()
+    for table in (model.fs_table, model.gamma_breaks, model.gamma_values):
+        arr = np.ascontiguousarray(table, dtype=np.float64)
+        h.update(repr(arr.shape).encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
 def _listify(name, values):
-    if isinstance(values, (int, float)):
-        return [values]
+    """Grid values as a list: one number (Python or numpy scalar) or an iterable of them."""
+    if isinstance(values, numbers.Real) or (isinstance(values, np.ndarray) and values.ndim == 0):
+        return [values.item() if isinstance(values, np.ndarray) else values]
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"'{name}' must be a list of numbers; got {values!r}.")
     try:
         seq = list(values)
     except TypeError:

@@ -16,18 +16,23 @@ N_INFINITE = -1
 
 
 def check_N(N) -> float | int:
-    """N must be an integer >= 0 or math.inf."""
-    if isinstance(N, bool) or not isinstance(N, numbers.Real):
+    """N must be an integer in [0, 1000000] or math.inf (Python or numpy numbers alike); the bound
+    is more unreliable instances per task than any bag needs and keeps N well inside int64."""
+    n_max = 1_000_000
+    expected = f"'N' must be an integer in [0, {n_max}] or math.inf"
+    if isinstance(N, (bool, np.bool_)) or not isinstance(N, numbers.Real):
         raise TypeError(f"'N' must be an integer >= 0 or math.inf; got {N!r}.")
-    if isinstance(N, float) and math.isinf(N):
-        if N > 0:
-            return math.inf
-        raise InputError(f"'N' must be an integer >= 0 or math.inf; got {N}.")
-    if isinstance(N, float) and (math.isnan(N) or N != int(N)):
-        raise InputError(f"'N' must be an integer >= 0 or math.inf; got {N}.")
-    if N < 0:
-        raise InputError(f"'N' must be an integer >= 0 or math.inf; got {N}.")
-    return int(N)
+    if isinstance(N, numbers.Integral):
+        n = int(N)
+        if not 0 <= n <= n_max:
+            raise InputError(f"{expected}; got {n}.")
+        return n
+    f = float(N)
+    if f == math.inf:
+        return math.inf
+    if math.isnan(f) or math.isinf(f) or f != math.floor(f) or not 0 <= f <= n_max:
+        raise InputError(f"{expected}; got {f:g}.")
+    return int(f)
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,11 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, progre
 
     if not isinstance(problem, StochasticProblem):
         raise TypeError(f"'problem' must be a mopt StochasticProblem; got {type(problem).__name__}.")
+    if not isinstance(method, str):
+        raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r} ({type(method).__name__}).")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"'executor' must be None or have a callable submit() (a concurrent.futures Executor "
+                        f"or a dask Client); got {type(executor).__name__}.")
     if method not in METHODS:
         raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r}.")
     return run(problem, METHODS[method](**options), budget=budget, seed=seed, executor=executor,

@@ -191,3 +191,98 @@ def test_fingerprint_depends_on_the_design_space():
     c = FunctionProblem(noisy_quadratic, [{"x": 2}], ["t", "c"])
     assert a.fingerprint() == b.fingerprint() != c.fingerprint()
     assert len(a.fingerprint()) == 16
+
+
+# -- input validation ------------------------------------------------------------------------------
+class TestObjectiveNames:
+    @pytest.mark.parametrize("bad", [None, 5, {"time", "cost"}])
+    def test_not_a_sequence_is_a_type_error(self, bad):
+        with pytest.raises(TypeError, match="'objectives'"):
+            FunctionProblem(noisy_quadratic, [{"x": 1}], bad)
+
+    @pytest.mark.parametrize(
+        ("bad", "match"),
+        [
+            (["t", "t"], "be unique; got 't' twice"),
+            (["", "c"], "hold non-empty strings; got ''"),
+            (["t", 3], "hold non-empty strings; got 3"),
+            (["design", "c"], "not use the reserved column names .*; got 'design'"),
+            (["t", "n_reps"], "not use the reserved column names .*; got 'n_reps'"),
+            (["utility", "c"], "not use the reserved column names .*; got 'utility'"),
+            (["time_se", "c"], "not end with '_se'"),
+            (["x", "c"], r"differ from the parameter names \['x'\]; got 'x'"),
+        ],
+    )
+    def test_names_that_clash_with_the_evaluations_table(self, bad, match):
+        with pytest.raises(InputError, match=f"'objectives' (must )?{match}"):
+            FunctionProblem(noisy_quadratic, [{"x": 1}], bad)
+
+    def test_any_ordered_sequence_of_strings(self):
+        p = FunctionProblem(noisy_quadratic, [{"x": 1}], np.array(["t", "c"]))
+        assert p.objectives == ("t", "c") and all(type(o) is str for o in p.objectives)
+
+
+class TestDesignValidation:
+    @pytest.mark.parametrize("bad", [[], [0, 1], ["abc"], [0.5], [None], np.zeros((0,))])
+    def test_index_of_a_vector_that_is_not_a_design(self, prob, bad):
+        with pytest.raises(InputError, match="'x' must be a design vector of 1 integer"):
+            prob.index(bad)
+        with pytest.raises(InputError, match="'x'"):
+            prob.decode(bad)
+
+    def test_index_accepts_integral_numbers(self, prob):
+        assert prob.index([2.0]) == prob.index(np.array([np.int64(2)])) == prob.index(2) == 2
+
+    @pytest.mark.parametrize("bad", [[0.5], [1e20], ["a"], [-1], [3], [True], [np.nan]])
+    def test_replicate_rejects_indices_that_are_not_designs(self, prob, bad):
+        # 0.5 used to be truncated to design 0 silently
+        with pytest.raises(InputError, match=r"'design index' must be an integer in \[0, 2\]"):
+            prob.replicate(bad, [0], seed=1)
+        with pytest.raises(InputError, match="'design index'"):
+            prob.designs_frame(bad)
+
+    @pytest.mark.parametrize("bad", [[0.5], [-1], ["r"], [2**63]])
+    def test_replicate_rejects_bad_replication_indices(self, prob, bad):
+        with pytest.raises(InputError, match="'reps' must be an integer >= 0"):
+            prob.replicate([0], bad, seed=1)
+
+    def test_simulate_rejects_vectors_that_are_not_designs(self, prob):
+        with pytest.raises(InputError, match="'x'"):
+            prob.simulate([[0.5]], 2, seed=1)
+        with pytest.raises(InputError, match="'x'"):
+            prob.simulate([0, 1], 2, seed=1)  # one vector of length 2, not two designs
+        with pytest.raises(InputError, match="'rep_offset'"):
+            prob.simulate([[0]], 2, seed=1, rep_offset=2**70)
+        assert prob.simulate([[0], [1.0]], 2, seed=1).shape == (2, 2, 2)
+
+    @pytest.mark.parametrize("bad", [2.5, "one", [1]])
+    def test_design_rejects_non_indices(self, prob, bad):
+        with pytest.raises(InputError, match="'design index'"):
+            prob.design(bad)
+
+
+class TestEvaluateValidatesAtUse:
+    @pytest.mark.parametrize(
+        ("attrs", "error", "match"),
+        [
+            ({"n_reps": 0}, InputError, r"the problem's 'n_reps' must be an integer >= 1; got 0"),
+            ({"n_reps": 2.5}, InputError, r"the problem's 'n_reps' must be an integer"),
+            ({"n_reps": "3"}, TypeError, r"the problem's 'n_reps'"),
+            ({"seed": -1}, InputError, r"the problem's 'seed' must be a non-negative int"),
+            ({"seed": "s"}, TypeError, r"the problem's 'seed' must be an int"),
+        ],
+    )
+    def test_bad_n_reps_or_seed(self, attrs, error, match):
+        # the constructor only stores them; pymoo's evaluate is where they are used
+        p = FunctionProblem(two_draws, [{"a": 1}], ["t", "c"], **attrs)
+        with pytest.raises(error, match=match):
+            p.evaluate(np.array([[0]]), return_as_dictionary=True)
+
+    def test_generator_seed_is_drawn_from_once_per_evaluation(self):
+        seeded = FunctionProblem(two_draws, [{"a": 1}], ["t", "c"], n_reps=3,
+                                 seed=np.random.default_rng(5))
+        entropy = int(np.random.default_rng(5).integers(0, 2**63 - 1))
+        plain = FunctionProblem(two_draws, [{"a": 1}], ["t", "c"], n_reps=3, seed=entropy)
+        a = seeded.evaluate(np.array([[0]]), return_as_dictionary=True)["F"]
+        b = plain.evaluate(np.array([[0]]), return_as_dictionary=True)["F"]
+        np.testing.assert_array_equal(a, b)

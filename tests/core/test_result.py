@@ -217,3 +217,69 @@ def test_summarise_means_and_standard_errors():
     assert math.isnan(ev["time_se"].iloc[1])  # one replication: no standard error
     assert ev["n_reps"].tolist() == [2, 1]
     assert list(ev.columns) == ["design", "x", "time", "time_se", "cost", "cost_se", "n_reps"]
+
+
+# -- read_csv validates what it reads ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("method", 3, r"'method' must be a non-empty string; got 3"),
+        ("method", "", r"'method' must be a non-empty string"),
+        ("seed", 1.5, r"'seed' must be a non-negative integer; got 1\.5"),
+        ("seed", True, r"'seed' must be a non-negative integer; got True"),
+        ("seed", "3", r"'seed' must be a non-negative integer; got '3'"),
+        ("n_evals", -1, r"'n_evals' must be a non-negative integer; got -1"),
+        ("n_evals", 2.0, r"'n_evals' must be a non-negative integer; got 2\.0"),
+        ("objectives", "makespan", r"'objectives' must be a non-empty list of names; got 'makespan'"),
+        ("objectives", ["makespan", 3], r"'objectives' must be a non-empty list of names"),
+        ("objectives", [], r"'objectives' must be a non-empty list of names"),
+        ("objectives", ["cost", "cost"], r"'objectives' must be unique"),
+        ("info", [1], r"'info' must be a JSON object"),
+    ],
+)
+def test_read_csv_validates_the_metadata_fields(hand_result, tmp_path, field, value, match):
+    hand_result.to_csv(tmp_path)
+    meta = json.loads((tmp_path / "result.json").read_text())
+    meta[field] = value
+    (tmp_path / "result.json").write_text(json.dumps(meta))
+    with pytest.raises(InputError, match=r"result\.json'?: malformed mopt result: " + match):
+        Result.read_csv(tmp_path)
+
+
+def test_read_csv_metadata_must_be_an_object(hand_result, tmp_path):
+    hand_result.to_csv(tmp_path)
+    (tmp_path / "result.json").write_text("[1, 2]")
+    with pytest.raises(InputError, match=r"result\.json'?: malformed mopt result: expected a JSON object"):
+        Result.read_csv(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda ev: ev.drop(columns="cost"), r"column 'cost' is missing"),
+        (lambda ev: ev.drop(columns="design"), r"column 'design' is missing"),
+        (lambda ev: ev.assign(makespan=["fast"] * len(ev)), r"column 'makespan' must be numeric; got 'fast' at line 2"),
+        (lambda ev: ev.assign(design=[0, 1, 2.5, 3, 4, 5]), r"column 'design' must hold non-negative integers; got 2\.5 at line 4"),
+        (lambda ev: ev.assign(design=[0, 1, 2, -3, 4, 5]), r"column 'design' must hold non-negative integers; got -3 at line 5"),
+    ],
+)
+def test_read_csv_validates_the_evaluations_columns(hand_result, tmp_path, change, match):
+    hand_result.to_csv(tmp_path)
+    change(hand_result.evaluations).to_csv(tmp_path / "evaluations.csv", index=False)
+    with pytest.raises(InputError, match=r"evaluations\.csv'?: malformed mopt result evaluations: " + match):
+        Result.read_csv(tmp_path)
+
+
+@pytest.mark.parametrize("content", [b"", b"\xff\xfe\x00 not text"])
+def test_read_csv_unreadable_evaluations_name_the_file(hand_result, tmp_path, content):
+    hand_result.to_csv(tmp_path)
+    (tmp_path / "evaluations.csv").write_bytes(content)
+    with pytest.raises(InputError, match=r"evaluations\.csv'?: malformed mopt result evaluations"):
+        Result.read_csv(tmp_path)
+
+
+def test_read_csv_round_trips_an_empty_result(tmp_path):
+    empty = make_result([], [])
+    empty.to_csv(tmp_path)
+    back = Result.read_csv(tmp_path)
+    assert len(back.evaluations) == 0 and len(back.front) == 0 and back.objectives == ("makespan", "cost")

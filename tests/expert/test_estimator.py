@@ -373,12 +373,19 @@ class TestBadInput:
         with pytest.raises(InputError, match="can never finish the bag"):
             det_env(turnaround=TurnaroundModel.parametric(stats.uniform(5000, 10), 1.0))
 
-    @pytest.mark.parametrize("N", [-1, 1.5, math.nan, "2"])
+    @pytest.mark.parametrize("N", [-1, 1.5, math.nan, 2**70, 1e20, 1_000_001, np.float32(0.5)])
     def test_N(self, N):
-        with pytest.raises(
-            (InputError, TypeError), match="'N' must be an integer >= 0 or math.inf"
-        ):
+        with pytest.raises(InputError, match=r"'N' must be an integer in \[0, 1000000\] or math.inf; got "):
             Strategy(N, 0, 100, 0.1)
+
+    @pytest.mark.parametrize("N", ["2", True, None])
+    def test_N_not_a_number(self, N):
+        with pytest.raises(TypeError, match="'N' must be an integer >= 0 or math.inf"):
+            Strategy(N, 0, 100, 0.1)
+
+    @pytest.mark.parametrize("N", [1_000_000, 1e6, np.int64(2), np.float64(3.0), np.float32(math.inf)])
+    def test_N_numpy_scalars_and_the_bound(self, N):
+        assert Strategy(N, 0, 100, 0.1).N == (math.inf if math.isinf(N) else int(N))
 
     def test_N_minus_infinity(self):
         with pytest.raises(InputError, match="'N'"):
@@ -481,7 +488,8 @@ class TestBadInput:
             ("Mr", [-0.1], r"'Mr' must be in \[0, mr_max=0.2\]; got -0.1"),
             ("D", [0.0, 4000], r"'D' must be in \(0, inf\); got 0"),
             ("T", [-1.0], r"'T' must be in \[0, inf\); got -1"),
-            ("N", [1.5], r"'N' must be an integer >= 0 or math.inf; got 1.5"),
+            ("N", [1.5], r"'N' must be an integer in \[0, 1000000\] or math.inf; got 1.5"),
+            ("N", [2**70], r"'N' must be an integer in \[0, 1000000\] or math.inf; got 1180591620717411303424"),
             ("N", [], r"'N' must list at least one value"),
         ],
     )
@@ -492,3 +500,15 @@ class TestBadInput:
     def test_grid_with_nothing_left(self):
         with pytest.raises(InputError, match="no design with T <= D that can finish"):
             NTDMrProblem(det_env(), N=[inf], T=[0], D=[500], Mr=[0.1])
+
+
+@pytest.mark.parametrize("name", ["TRR", "TR", "B", "CN_inf", "CN1T0", "AR"])
+def test_static_strategies_that_need_a_reliable_pool_refuse_mr_max_zero(name):
+    env = reference_environment(0.1)
+    no_pool = Environment(
+        n_tasks=env.n_tasks, n_unreliable=env.n_unreliable, t_ur=env.t_ur, t_r=env.t_r,
+        c_ur=env.c_ur, c_r=env.c_r, turnaround=env.turnaround, mr_max=0.0,
+    )
+    with pytest.raises(ValueError, match="mr_max"):
+        estimate(no_pool, name, n_reps=2, seed=1)
+    assert len(estimate(no_pool, "AUR", n_reps=2, seed=1)) == 2

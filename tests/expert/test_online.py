@@ -237,7 +237,7 @@ def test_environment_from_the_observed_log():
 # -- (iv) bad logs ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(("change", "match"), [
     (lambda d: d.assign(send_time=[0.0, -1.0, 0.0, 900.0, 1000.0]), r"'send_time' must be .* at row 1; got -1"),
-    (lambda d: d.assign(task=[0, 1, 2, -3, 4]), r"'task' must be an integer >= 0 at row 3; got -3"),
+    (lambda d: d.assign(task=[0, 1, 2, -3, 4]), r"'task' must be an integer in \[0, 2\*\*62\) at row 3; got -3"),
     (lambda d: d.assign(result_time=[1000.0, 1200.0, 900.0, 800.0, NAN]),
      r"'result_time' must be NaN/inf \(no result\) or >= send_time at row 3; got 800"),
     (lambda d: d.assign(worker=1), r"unknown column 'worker'"),
@@ -277,3 +277,77 @@ def test_read_csv_names_the_file_and_line(tmp_path):
         ThroughputLog.read_csv(bad)
     with pytest.raises(InputError, match="does not exist"):
         ThroughputLog.read_csv(tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("task,send_time,result_time\n0,0,1000\n1,0,1200,99\n2,0,900\n", 3),  # one ragged row
+    ("task,send_time,result_time\n0,0,1000,5\n1,0,1200,7\n", 2),  # every row (pandas took column 1 as index)
+    ("task,send_time,result_time\n0,0,1000,\n", 2),  # a trailing comma is a fourth (empty) field
+])
+def test_read_csv_rows_with_more_fields_than_the_header(tmp_path, text, line):
+    path = tmp_path / "ragged.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=rf"ragged\.csv line {line}: expected at most 3 fields "
+                                         rf"\(task,send_time,result_time\); got 4"):
+        ThroughputLog.read_csv(path)
+
+
+def test_read_csv_malformed_quoting_names_the_file_and_line(tmp_path):
+    path = tmp_path / "quote.csv"
+    path.write_text('task,send_time,result_time\n0,0,1000\n1,"0,5\n')
+    with pytest.raises(InputError, match=r"quote\.csv line \d: malformed CSV"):
+        ThroughputLog.read_csv(path)
+
+
+def test_read_csv_a_directory_or_non_utf8_file_names_it(tmp_path):
+    with pytest.raises(InputError, match=r"throughput log '.*' is a directory"):
+        ThroughputLog.read_csv(tmp_path)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("task,send_time,result_time\n0,0,1000 é\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"throughput log '.*latin\.csv' is not UTF-8 text"):
+        ThroughputLog.read_csv(latin)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("\n\n")
+    with pytest.raises(InputError, match=r"throughput log '.*empty\.csv' is empty"):
+        ThroughputLog.read_csv(empty)
+
+
+def test_task_ids_stay_below_2_to_the_62(tmp_path):
+    top = 2**62 - 1
+    path = tmp_path / "ids.csv"
+    path.write_text(f"task,send_time,result_time\n{top},0,1000\n{top - 1},0,\n")
+    assert ThroughputLog.read_csv(path).instances["task"].tolist() == [top, top - 1]  # exact, not via float
+    for big in (2**62, 2**63, 2**64 + 5):
+        path.write_text(f"task,send_time,result_time\n0,0,1000\n{big},0,\n")
+        with pytest.raises(InputError, match=r"'task' must be an integer in \[0, 2\*\*62\) at .*ids\.csv line 3"):
+            ThroughputLog.read_csv(path)
+    frame = HAND_LOG.assign(task=np.array([0, 1, 2, 3, 2**62], dtype=np.int64))
+    with pytest.raises(InputError, match=r"'task' must be an integer in \[0, 2\*\*62\) at row 4; got 4611686018427387904"):
+        ThroughputLog(frame)
+    with pytest.raises(InputError, match=r"'task' must be an integer in \[0, 2\*\*62\) at row 4; got 1e\+20"):
+        ThroughputLog(HAND_LOG.assign(task=[0.0, 1.0, 2.0, 3.0, 1e20]))
+
+
+def test_duplicate_columns(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("task,send_time,result_time,task\n0,0,1000,0\n")
+    with pytest.raises(InputError, match=r"dup\.csv: duplicate column 'task'"):
+        ThroughputLog.read_csv(path)
+    frame = pd.concat([HAND_LOG, HAND_LOG[["send_time"]]], axis=1)
+    with pytest.raises(InputError, match=r"the log: duplicate column 'send_time'"):
+        ThroughputLog(frame)
+
+
+def test_nan_inf_and_empty_text_mean_no_result(tmp_path):
+    # blank lines are skipped and the line numbers of later rows stay right
+    path = tmp_path / "log.csv"
+    path.write_text("task,send_time,result_time\n\n0,0,1000\n1,0,nan\n\n2,0, NaN\n3,900,inf\n4,1000,\n")
+    log = ThroughputLog.read_csv(path)
+    assert log.instances["result_time"].tolist() == [1000.0, math.inf, math.inf, math.inf, math.inf]
+    assert log.where(2) == f"{path} line 6"
+    path.write_text("task,send_time,result_time\n\n0,0,1000\n\n1,5,2\n")
+    with pytest.raises(InputError, match=r"'result_time' must be .* at .*log\.csv line 5; got 2"):
+        ThroughputLog.read_csv(path)
+    path.write_text("task,send_time,result_time\n0,nan,1000\n")
+    with pytest.raises(InputError, match=r"'send_time' must be a number at .*log\.csv line 2; got 'nan'"):
+        ThroughputLog.read_csv(path)

@@ -249,3 +249,16 @@ class TestNTDMr:
             c = solve(prob, "blind_pick", seed=3, alpha=0.5, executor=ex)
         assert_same_result(a, b)
         assert_same_result(picked, c)
+
+
+# -- solve's own arguments -----------------------------------------------------------------------
+@pytest.mark.parametrize("method", [["exhaustive"], None, 3, {"exhaustive": 1}])
+def test_method_must_be_a_name(prob, method):
+    with pytest.raises(InputError, match=r"'method' must be one of \['blind_pick', 'exhaustive'\]; got "):
+        solve(prob, method)
+
+
+@pytest.mark.parametrize("executor", [4, "processes", object()])
+def test_executor_must_have_submit(prob, executor):
+    with pytest.raises(TypeError, match=r"'executor' must be None or have a callable submit\(\)"):
+        solve(prob, "exhaustive", executor=executor, n_reps=2)
