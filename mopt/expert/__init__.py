@@ -16,7 +16,7 @@ from mopt.expert.environment import Environment, reference_environment, wl3_envi
 from mopt.expert.estimator import estimate
 from mopt.expert.online import ObservedTail, ThroughputLog, estimate_online, observe
 from mopt.expert.pool import estimate_n_unreliable
-from mopt.expert.problem import NTDMrProblem, high_resolution_grid, paper_grid
+from mopt.expert.problem import NTDMrProblem, fronts_by_N, high_resolution_grid, paper_grid
 from mopt.expert.strategy import STATIC_STRATEGIES, Strategy
 from mopt.expert.turnaround import TurnaroundModel
 
@@ -30,6 +30,7 @@ __all__ = [
     "TurnaroundModel",
     "estimate",
     "estimate_n_unreliable",
+    "fronts_by_N",
     "estimate_online",
     "high_resolution_grid",
     "observe",

@@ -17,7 +17,7 @@ from mopt.expert.estimator import can_finish, simulate_strategies
 from mopt.expert.online import ObservedTail
 from mopt.expert.strategy import Strategy, check_N
 
-__all__ = ["NTDMrProblem", "paper_grid", "high_resolution_grid", "MR_LADDER"]
+__all__ = ["NTDMrProblem", "paper_grid", "high_resolution_grid", "fronts_by_N", "MR_LADDER"]
 
 #: M_r values of the paper's Fig. 9 (seven values, 0.02 .. 0.5), cut at M_r^max
 MR_LADDER = (0.02, 0.04, 0.06, 0.1, 0.2, 0.3, 0.5)
@@ -210,3 +210,35 @@ def _listify(name, values):
 def _observed_identity(observed: ObservedTail) -> dict:
     return {"t_tail": observed.t_tail, "deadline": observed.deadline, "tasks": observed.tasks.tolist(),
             "send_times": observed.send_times.tolist(), "result_seconds": observed.result_seconds}
+
+
+def fronts_by_N(evaluations: pd.DataFrame, objectives=("makespan", "cost")) -> dict:
+    """ExPERT's hierarchical frontier: the Pareto front of each N, then their merge.
+
+    The paper divides strategies by N ("distinct separate conceptual solutions"), builds one front
+    per N and merges them; the merged front is the same set as the front of all strategies (a
+    strategy dominated within its N is dominated overall).  Returns ``{N: front of that N}`` plus
+    the key ``"merged"``, each sorted by the objectives.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"N": [0, 0, 1], "makespan": [1.0, 2.0, 1.5], "cost": [2.0, 3.0, 1.0]})
+    >>> {k: len(v) for k, v in fronts_by_N(ev).items()}
+    {0: 1, 1: 1, 'merged': 2}
+    """
+    from mopt.core.pareto import pareto_mask
+
+    cols = list(objectives)
+    missing = [c for c in ["N", *cols] if c not in evaluations.columns]
+    if missing:
+        raise InputError(f"'evaluations' must have the column(s) {missing}; got {list(evaluations.columns)}.")
+
+    def front(df: pd.DataFrame) -> pd.DataFrame:
+        return df[pareto_mask(df[cols].to_numpy(dtype=float))].sort_values(cols)
+
+    out = {}
+    for n, group in evaluations.groupby("N", sort=True):
+        key = math.inf if math.isinf(n) else int(n)
+        out[key] = front(group)
+    out["merged"] = front(pd.concat(out.values())) if out else evaluations.iloc[:0]
+    return out

@@ -114,3 +114,18 @@ def test_fingerprint_hashes_the_whole_turnaround_model():
     for model in (TurnaroundModel(tail, m.gamma_breaks, m.gamma_values),
                   TurnaroundModel(m.fs_table, breaks, m.gamma_values)):
         assert NTDMrProblem(_with_turnaround(env, model)).fingerprint() != base
+
+
+def test_hierarchical_front_by_N_equals_the_global_front():
+    import mopt
+    from mopt.expert import fronts_by_N
+
+    prob = NTDMrProblem(reference_environment(0.1), n_reps=4)
+    res = mopt.solve(prob, "exhaustive", seed=2)
+    fronts = fronts_by_N(res.evaluations)
+    assert set(fronts) == {0, 1, 2, 3, float("inf"), "merged"}
+    merged = sorted(fronts["merged"]["design"].tolist())
+    assert merged == sorted(res.front["design"].tolist())
+    for n, f in fronts.items():
+        if n != "merged":
+            assert (f["N"] == n).all() and len(f) >= 1
