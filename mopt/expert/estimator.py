@@ -25,7 +25,7 @@ from mopt.expert.strategy import (
     engine_parameters,
 )
 
-__all__ = ["estimate", "simulate_strategies", "resolve_strategy", "replication_frame", "OUTPUT_COLUMNS"]
+__all__ = ["estimate", "simulate_strategies", "simulate_parameters", "resolve_strategy", "replication_frame", "OUTPUT_COLUMNS"]
 
 OUTPUT_COLUMNS = tuple(_engine.OUTPUT_COLUMNS)
 
@@ -105,25 +105,33 @@ def simulate_strategies(env: Environment, strategies, keys, observed=None) -> np
                 f"(P = {env.p_result_before(s.D):.3g}) and it has no reliable pool to fall back on."
             )
     if sim:
-        params = engine_parameters([strategies[k] for k in sim], env)
-        # identical simulator inputs give identical replications: simulate each once
-        table = np.column_stack([params[c].astype(float) for c in params])
-        unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
-        args = {c: np.ascontiguousarray(params[c][first]) for c in params}
-        if observed is None:
-            reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
-        else:
-            reps = _engine.simulate_observed(**env.engine_arguments(), **args, keys=keys,
-                                             **observed.engine_state(env))
-        if np.isnan(reps).any():
-            bad = int(np.flatnonzero(np.isnan(reps).any(axis=(1, 2)))[0])
-            raise MoptError(
-                "a replication exceeded the simulator's safety cap on instances "
-                f"(strategy parameters {dict(zip(params, unique[bad], strict=True))}): the throughput "
-                "phase or this strategy's tail practically never finishes; check the turnaround model."
-            )
-        out[sim] = reps[inverse.ravel()]
+        out[sim] = simulate_parameters(env, engine_parameters([strategies[k] for k in sim], env), keys,
+                                       observed)
     return out
+
+
+def simulate_parameters(env: Environment, params: dict, keys, observed=None) -> np.ndarray:
+    """Replications of strategies given as simulator parameters (see ``engine_parameters``).
+
+    Strategies with identical parameters give identical replications, so each is simulated once.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    table = np.column_stack([params[c].astype(float) for c in params])
+    unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    args = {c: np.ascontiguousarray(params[c][first]) for c in params}
+    if observed is None:
+        reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
+    else:
+        reps = _engine.simulate_observed(**env.engine_arguments(), **args, keys=keys,
+                                         **observed.engine_state(env))
+    if np.isnan(reps).any():
+        bad = int(np.flatnonzero(np.isnan(reps).any(axis=(1, 2)))[0])
+        raise MoptError(
+            "a replication exceeded the simulator's safety cap on instances "
+            f"(strategy parameters {dict(zip(params, unique[bad], strict=True))}): the throughput "
+            "phase or this strategy's tail practically never finishes; check the turnaround model."
+        )
+    return reps[inverse.ravel()]
 
 
 def estimate(env: Environment, strategy, n_reps: int = 10, seed: SeedLike = None) -> pd.DataFrame:

@@ -13,9 +13,9 @@ from mopt.core.errors import InputError, check_number
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_keys
 from mopt.expert.environment import Environment
-from mopt.expert.estimator import can_finish, simulate_strategies
+from mopt.expert.estimator import can_finish, simulate_parameters
 from mopt.expert.online import ObservedTail
-from mopt.expert.strategy import Strategy, check_N
+from mopt.expert.strategy import Strategy, check_N, engine_parameters
 
 __all__ = ["NTDMrProblem", "paper_grid", "high_resolution_grid", "fronts_by_N", "MR_LADDER"]
 
@@ -100,6 +100,7 @@ class NTDMrProblem(StochasticProblem):
                 raise TypeError(f"'observed' must be an ObservedTail or None; got {type(observed).__name__}.")
             observed.check_environment(env)
         self.observed = observed
+        self._params = None  # simulator parameters of every design, built on first use
         grid = paper_grid(env)
         self.env = env
         self.grid = {
@@ -166,9 +167,13 @@ class NTDMrProblem(StochasticProblem):
         return df
 
     def _replicate(self, indices, reps, entropy):
-        strategies = [self.strategy(int(i)) for i in indices]
+        # the grid's designs were checked (T <= D, can finish) when it was built: their simulator
+        # parameters are computed once and indexed, not rebuilt per call
+        if self._params is None:
+            self._params = engine_parameters([self.strategy(i) for i in range(self.n_designs)], self.env)
+        params = {c: v[indices] for c, v in self._params.items()}
         keys = replication_keys(entropy, reps)
-        return simulate_strategies(self.env, strategies, keys, observed=self.observed)[:, :, :2]
+        return simulate_parameters(self.env, params, keys, observed=self.observed)[:, :, :2]
 
     def _identity(self) -> dict:
         env = self.env
