@@ -7,6 +7,7 @@ from mopt.core.errors import InputError, MoptError
 from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.problem import FunctionProblem, StochasticProblem
 from mopt.core.result import Result
+from mopt.core.synthetic import NormalProblem
 from mopt.solvers import METHODS, solve
 
 __version__ = "0.1.0"
@@ -16,6 +17,7 @@ __all__ = [
     "FunctionProblem",
     "InputError",
     "MoptError",
+    "NormalProblem",
     "Result",
     "StochasticProblem",
     "hypervolume",

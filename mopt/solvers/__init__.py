@@ -6,11 +6,12 @@ from mopt.core.errors import InputError
 from mopt.solvers.base import Solver, run
 from mopt.solvers.blind_pick import BlindPick
 from mopt.solvers.exhaustive import Exhaustive
+from mopt.solvers.ocba import OCBA, ocba_allocation
 
-__all__ = ["METHODS", "solve", "Solver"]
+__all__ = ["METHODS", "solve", "Solver", "ocba_allocation"]
 
 #: method name -> Solver class
-METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick)}
+METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OCBA)}
 
 
 def solve(problem, method: str, *, budget=None, seed=None, executor=None, progress=False, **options):

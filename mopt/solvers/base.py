@@ -17,7 +17,7 @@ from mopt.core.execute import make_batches, run_batches
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
 
-__all__ = ["Solver", "SearchState", "run"]
+__all__ = ["Solver", "SearchState", "run", "resolve_utility"]
 
 
 @dataclass
@@ -37,6 +37,10 @@ class SearchState:
     def n_reps(self, i: int) -> int:
         s = self.samples.get(int(i))
         return 0 if s is None else len(s)
+
+    def sampled(self) -> np.ndarray:
+        """Indices of the designs simulated so far (sorted)."""
+        return np.array(sorted(self.samples), dtype=np.int64)
 
     def means(self, indices) -> np.ndarray:
         """Objective means of ``indices`` (shape (len, n_obj)); NaN for designs never simulated."""
@@ -70,8 +74,19 @@ class Solver:
     def _default_budget(self, problem) -> int:
         raise NotImplementedError
 
+    def _min_budget(self, problem) -> int:
+        """The smallest budget the method can run with on ``problem`` (its options checked)."""
+        return 1
+
     def _check(self, problem, budget: int) -> None:
-        """Validate the options for ``problem`` and ``budget`` (raise InputError naming the option)."""
+        """Validate the options for ``problem`` and ``budget`` (raise InputError naming the option).
+
+        The default checks the budget against :meth:`_min_budget`, which validates the options.
+        """
+        low = self._min_budget(problem)
+        if budget < low:
+            raise InputError(f"'budget' must be >= {low} for method {self.name!r} with these options "
+                             f"on this problem; got {budget}.")
 
     def _ask(self, state: SearchState) -> list[tuple[np.ndarray, int]]:
         """Next replications to run: a list of ``(design indices, replications to add to each)``.
@@ -160,3 +175,40 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progr
         evaluations=evaluations,
         info={"budget": int(budget), **solver._info(state)},
     )
+
+
+def resolve_utility(problem, utility):
+    """The utility that reduces ``problem``'s objectives to one score (lower is better).
+
+    None means: the objective itself for one objective, the product of all objectives for several
+    (ExPERT's makespan × cost; scale-free for positive objectives).  Strings name one objective.
+    """
+    from mopt.core.utility import Utility, minimize
+
+    objectives = tuple(problem.objectives)
+    if utility is None:
+        if len(objectives) == 1:
+            return minimize(objectives[0])
+        return Utility("product(" + ", ".join(objectives) + ")", objectives,
+                       lambda df: np.prod([df[c].to_numpy(dtype=float) for c in objectives], axis=0))
+    if isinstance(utility, str):
+        if utility not in objectives:
+            raise InputError(f"'utility' must be an objective name {list(objectives)} or a callable; "
+                             f"got {utility!r}.")
+        return minimize(utility)
+    if not callable(utility):
+        raise InputError(f"'utility' must be None, an objective name or a callable (DataFrame -> Series); "
+                         f"got {utility!r}.")
+    return utility
+
+
+def utility_scores(problem, utility, values: np.ndarray) -> np.ndarray:
+    """``utility`` of each row of ``values`` (shape (n, n_obj)), as a float array."""
+    import pandas as pd
+
+    values = np.asarray(values, dtype=float).reshape(-1, problem.n_obj)
+    scores = np.asarray(utility(pd.DataFrame(values, columns=list(problem.objectives))), dtype=float)
+    if scores.shape != (len(values),):
+        raise InputError(f"'utility' must return one score per row; got shape {scores.shape} for "
+                         f"{len(values)} rows.")
+    return scores

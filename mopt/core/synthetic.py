@@ -1,0 +1,88 @@
+"""NormalProblem: designs with known means and normal noise, for testing and comparing methods.
+
+Replication ``r`` of design ``i`` is ``means[i] + sd[i] * z`` with ``z`` standard normal, drawn from
+replication ``r``'s stream (one draw per design and objective, so designs are independent and the
+values do not depend on which designs are asked together).  Because the means are known, the
+ground truth of :func:`mopt.compare` is exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mopt.core.errors import InputError
+from mopt.core.problem import StochasticProblem
+from mopt.core.random import replication_rng
+
+__all__ = ["NormalProblem"]
+
+
+def _table(name: str, values, shape=None) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"'{name}' must be numbers; got {values!r}.") from None
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if shape is not None:
+        try:
+            arr = np.broadcast_to(arr, shape).copy()
+        except ValueError:
+            raise InputError(f"'{name}' must have shape {shape} (or broadcast to it); got {arr.shape}.") from None
+    if arr.ndim != 2 or arr.size == 0:
+        raise InputError(f"'{name}' must be a non-empty (n_designs, n_obj) table; got shape {arr.shape}.")
+    if not np.isfinite(arr).all():
+        raise InputError(f"'{name}' must hold finite numbers.")
+    return arr
+
+
+class NormalProblem(StochasticProblem):
+    """Designs ``0 .. n-1`` whose objectives are ``means`` plus normal noise of std ``sd``.
+
+    Parameters
+    ----------
+    means : array_like, shape (n_designs,) or (n_designs, n_obj)
+    sd : float or array_like broadcasting to the shape of ``means``
+    objectives : sequence of str or None
+        Names (None: ``f1, f2, ...``).
+
+    Examples
+    --------
+    >>> prob = NormalProblem([1.0, 2.0, 3.0], sd=0.0)
+    >>> prob.replicate([2, 0], [0, 1], seed=1)[:, :, 0].tolist()
+    [[3.0, 3.0], [1.0, 1.0]]
+    """
+
+    parameter_names = ("i",)
+
+    def __init__(self, means, sd=1.0, *, objectives=None, n_reps: int = 10, seed: int = 0):
+        self.means = _table("means", means)
+        self.sd = _table("sd", sd, self.means.shape)
+        if (self.sd < 0).any():
+            raise InputError("'sd' must be >= 0.")
+        n, k = self.means.shape
+        objectives = tuple(objectives) if objectives is not None else tuple(f"f{j + 1}" for j in range(k))
+        if len(objectives) != k:
+            raise InputError(f"'objectives' must name the {k} columns of 'means'; got {len(objectives)}.")
+        super().__init__(objectives=objectives, n_var=1, xl=[0], xu=[n - 1], n_reps=n_reps, seed=seed)
+
+    @property
+    def n_designs(self) -> int:
+        return len(self.means)
+
+    def design(self, i: int) -> np.ndarray:
+        return np.array([self._check_index(i)])
+
+    def index(self, x) -> int:
+        (i,) = self._design_vector(x)
+        return self._check_index(i)
+
+    def decode(self, x) -> dict:
+        return {"i": self.index(x)}
+
+    def _replicate(self, indices, reps, entropy):
+        z = np.stack([replication_rng(entropy, r).standard_normal(self.means.shape) for r in reps], axis=1)
+        return self.means[indices, None, :] + self.sd[indices, None, :] * z[indices]
+
+    def _identity(self) -> dict:
+        return {**super()._identity(), "means": self.means.tolist(), "sd": self.sd.tolist()}

@@ -1,0 +1,247 @@
+"""OCBA: Chen & Lee's optimal computing budget allocation for selecting the best design.
+
+The allocation rule (Chen, Lin, Yücesan & Chick 2000; Chen & Lee 2011, ch. 3), for minimisation, with
+b the design of lowest sample mean, δ_i = x̄_i − x̄_b and σ_i² the sample variances:
+
+    N_i / N_j = (σ_i / δ_i)² / (σ_j / δ_j)²        for i, j ≠ b
+    N_b       = σ_b · sqrt( Σ_{i≠b} N_i² / σ_i² )
+
+:func:`ocba_allocation` turns these ratios into the replications to *add* when some are already
+spent (:func:`allocate`), and the ``ocba`` method runs the sequential procedure: ``n0`` replications
+of every design, then rounds of ``delta`` replications allocated by the rule until the budget is
+spent.  Several objectives are reduced to one by a utility.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mopt.core.errors import InputError, check_int
+from mopt.solvers.base import SearchState, Solver, resolve_utility, utility_scores
+
+__all__ = ["OCBA", "ocba_ratios", "ocba_allocation", "allocate", "largest_remainder"]
+
+
+def _vector(name: str, values, *, nonnegative: bool = False, allow_inf: bool = False) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"'{name}' must be a 1-d sequence of numbers; got {values!r}.") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise InputError(f"'{name}' must be a non-empty 1-d sequence of numbers; got shape {arr.shape}.")
+    bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
+    if nonnegative:
+        bad |= arr < 0
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        kind = "non-negative" if nonnegative else ""
+        raise InputError(f"'{name}' must hold {kind + ' ' if kind else ''}{'' if allow_inf else 'finite '}"
+                         f"numbers; got {arr[k]!r} at position {k}.")
+    return arr
+
+
+def ocba_ratios(means, variances) -> np.ndarray:
+    """OCBA's allocation fractions (summing to 1) for minimising ``means``.
+
+    Special cases, each the limit of the rule rather than a division by zero:
+
+    * designs tied with the best (δ = 0): the limit δ → 0 leaves only the tied designs and the best,
+      with N_i ∝ σ_i² for the tied ones and N_b = σ_b·sqrt(Σ_tied σ_i²);
+    * zero variance: a design with σ = 0 needs no more replications (its share is 0);
+    * designs with an infinite mean (a utility's "infeasible") get nothing;
+    * if every share is 0 (all variances zero, or a single finite design), the fractions are equal
+      over the designs with a finite mean.
+    """
+    means = _vector("means", means, allow_inf=True)
+    variances = _vector("variances", variances, nonnegative=True)
+    if len(variances) != len(means):
+        raise InputError(f"'variances' must have one entry per design ({len(means)}); got {len(variances)}.")
+    k = len(means)
+    finite = np.isfinite(means)
+    if not finite.any():
+        return np.full(k, 1.0 / k)
+    m = np.where(finite, means, np.inf)
+    b = int(np.argmin(m))
+    delta = np.where(finite, m - m[b], np.inf)
+    others = np.arange(k) != b
+    tied = others & (delta <= 1e-12 * max(1.0, abs(m[b])))
+    r = np.zeros(k)
+    if tied.any():
+        r[tied] = variances[tied]
+        r[b] = math.sqrt(variances[b]) * math.sqrt(variances[tied].sum())
+    else:
+        use = others & finite
+        r[use] = variances[use] / delta[use] ** 2
+        # N_i² / σ_i² = σ_i² / δ_i⁴, written so that σ_i = 0 needs no division
+        r[b] = math.sqrt(variances[b]) * math.sqrt(np.sum(variances[use] / delta[use] ** 4))
+    total = r.sum()
+    if not np.isfinite(total) or total <= 0:
+        return np.where(finite, 1.0 / finite.sum(), 0.0)
+    return r / total
+
+
+def allocate(ratios, current, budget: int) -> np.ndarray:
+    """Real-valued replications to add so that the totals follow ``ratios`` as closely as possible.
+
+    The target of design i is ``ratios_i × (Σ current + budget)``; a design that already has more than
+    its target gets nothing and the others share ``budget`` in proportion to their ratios (repeated
+    until no design is over its share).  The additions are ≥ 0 and sum to ``budget`` exactly.
+    """
+    r = np.asarray(ratios, dtype=float)
+    cur = np.asarray(current, dtype=float)
+    add = np.zeros(len(r))
+    if budget <= 0:
+        return add
+    if r.sum() <= 0:
+        r = np.ones(len(r))
+    active = r > 0
+    while True:
+        share = (budget + cur[active].sum()) * r[active] / r[active].sum()
+        over = share < cur[active]
+        if not over.any():
+            break
+        idx = np.flatnonzero(active)
+        active[idx[over]] = False  # at least one design stays: shares sum to more than their current
+    add[active] = np.clip(share - cur[active], 0.0, None)
+    return add
+
+
+def largest_remainder(values, total: int) -> np.ndarray:
+    """Integers with sum ``total``: the floors of ``values``, plus one for the largest remainders
+    (ties: the lower index first).  ``values`` must be ≥ 0 and sum to ``total``."""
+    v = np.asarray(values, dtype=float)
+    base = np.floor(v + 1e-9).astype(np.int64)
+    short = int(total - base.sum())
+    if short > 0:
+        rem = v - base
+        order = np.lexsort((np.arange(len(v)), -rem))
+        base[order[:short]] += 1
+    elif short < 0:  # floating-point excess: take back from the smallest remainders that are > 0
+        rem = v - base
+        order = np.lexsort((np.arange(len(v)), rem))
+        order = [i for i in order if base[i] > 0]
+        base[np.array(order[:-short], dtype=np.int64)] -= 1
+    return base
+
+
+def ocba_allocation(means, variances, budget, current=None, *, integer: bool = True) -> np.ndarray:
+    """Replications to add to each design under OCBA (minimisation).
+
+    Parameters
+    ----------
+    means, variances : array_like
+        Sample means and variances (per replication) of the designs.
+    budget : int
+        Replications to add in total.
+    current : array_like or None
+        Replications each design already has (None: none).
+    integer : bool
+        Round to integers that sum to ``budget`` (largest-remainder rule, ties to the lower index);
+        False returns the real-valued allocation.
+
+    Examples
+    --------
+    Chen & Lee's worked example: five designs, 50 more replications.
+
+    >>> ocba_allocation([1, 2, 3, 4, 5], [1, 1, 9, 9, 4], 50, integer=False).round(1).tolist()
+    [11.2, 8.6, 19.4, 8.6, 2.2]
+    >>> ocba_allocation([1, 2, 3, 4, 5], [1, 1, 9, 9, 4], 50).tolist()
+    [11, 9, 19, 9, 2]
+    """
+    budget = check_int("budget", budget, low=0)
+    means = _vector("means", means, allow_inf=True)
+    cur = np.zeros(len(means)) if current is None else _vector("current", current, nonnegative=True)
+    if len(cur) != len(means):
+        raise InputError(f"'current' must have one entry per design ({len(means)}); got {len(cur)}.")
+    add = allocate(ocba_ratios(means, variances), cur, budget)
+    return largest_remainder(add, budget) if integer else add
+
+
+class ScoreStats:
+    """Per-design mean and variance of a utility's per-replication scores, updated incrementally."""
+
+    def __init__(self, problem, utility):
+        self.problem = problem
+        self.utility = utility
+        n = problem.n_designs
+        self.n = np.zeros(n, dtype=np.int64)
+        self.mean = np.full(n, np.nan)   # utility of the objective means
+        self.var = np.full(n, np.nan)    # sample variance of the per-replication scores
+
+    def update(self, state: SearchState) -> None:
+        stale = [i for i, s in state.samples.items() if len(s) != self.n[i]]
+        if not stale:
+            return
+        stale = np.array(sorted(stale), dtype=np.int64)
+        samples = [state.samples[int(i)] for i in stale]
+        counts = np.array([len(s) for s in samples])
+        per_rep = utility_scores(self.problem, self.utility, np.concatenate(samples))
+        means = utility_scores(self.problem, self.utility, np.array([s.mean(axis=0) for s in samples]))
+        finite = per_rep[np.isfinite(per_rep)]
+        # an infinite per-replication score (e.g. over a budget) counts as the worst finite one
+        cap = finite.max() if finite.size else 0.0
+        per_rep = np.where(np.isfinite(per_rep), per_rep, cap)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        sums = np.add.reduceat(per_rep, starts)
+        sq = np.add.reduceat(per_rep**2, starts)
+        var = np.where(counts > 1, (sq - sums**2 / counts) / np.maximum(counts - 1, 1), 0.0)
+        self.n[stale] = counts
+        self.mean[stale] = means
+        self.var[stale] = np.clip(var, 0.0, None)
+
+
+def _requests(add: np.ndarray) -> list[tuple[np.ndarray, int]]:
+    """Group an integer allocation into ``(designs, replications each)`` requests."""
+    out = []
+    for n in np.unique(add[add > 0]):
+        out.append((np.flatnonzero(add == n), int(n)))
+    return out
+
+
+class OCBA(Solver):
+    """Sequential OCBA for one objective (several objectives: the ``utility`` reduces them).
+
+    Options: ``n0`` initial replications per design (≥ 2, to estimate variances), ``delta`` replications
+    per round (None: max(10, n_designs // 10)), ``utility`` (None: the objective, or the product of
+    all objectives).  The default budget is exhaustive's (``n_designs × n_reps``), so that the two
+    compare at equal cost.  ``info["best"]`` is the design selected (lowest utility of the means).
+    """
+
+    name = "ocba"
+    defaults = {"n0": 10, "delta": None, "utility": None}
+
+    def _n0(self):
+        return check_int("n0", self.options["n0"], low=2)
+
+    def _delta(self, problem):
+        d = self.options["delta"]
+        return max(10, problem.n_designs // 10) if d is None else check_int("delta", d, low=1)
+
+    def _default_budget(self, problem):
+        self._n0()
+        return max(problem.n_designs * problem.n_reps, self._min_budget(problem))
+
+    def _min_budget(self, problem):
+        self._delta(problem)
+        resolve_utility(problem, self.options["utility"])
+        return self._n0() * problem.n_designs
+
+    def _ask(self, state: SearchState):
+        problem = state.problem
+        if state.spent == 0:
+            self._stats = ScoreStats(problem, resolve_utility(problem, self.options["utility"]))
+            return [(np.arange(problem.n_designs), self._n0())]
+        add = min(self._delta(problem), state.remaining)
+        if add <= 0:
+            return []
+        self._stats.update(state)
+        s = self._stats
+        return _requests(ocba_allocation(s.mean, s.var, add, current=s.n))
+
+    def _info(self, state: SearchState):
+        self._stats.update(state)
+        mean = np.where(np.isfinite(self._stats.mean), self._stats.mean, np.inf)
+        return {"utility": str(self._stats.utility), "best": int(np.argmin(mean)),
+                "n0": self._n0(), "delta": self._delta(state.problem)}

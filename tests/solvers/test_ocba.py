@@ -1,0 +1,109 @@
+"""OCBA: Chen & Lee's allocation rule, its edge cases, and the sequential procedure's PCS."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import mopt
+from mopt import InputError, NormalProblem
+from mopt.solvers import ocba_allocation
+from mopt.solvers.ocba import allocate, largest_remainder, ocba_ratios
+
+
+def test_chen_lee_worked_example():
+    # means 1..5, variances 1,1,9,9,4, 50 more replications (Chen & Lee 2011, ch. 3)
+    add = ocba_allocation([1, 2, 3, 4, 5], [1, 1, 9, 9, 4], 50, integer=False)
+    np.testing.assert_allclose(add, [11.2, 8.6, 19.4, 8.6, 2.2], atol=0.06)
+    assert add.sum() == pytest.approx(50)
+    # by hand: N_i ∝ σ_i²/δ_i² = 1, 2.25, 1, 0.25; N_1 = sqrt(1 + 2.25²/9 + 1/9 + 0.25²/4)
+    n1 = np.sqrt(1 + 2.25**2 / 9 + 1 / 9 + 0.0625 / 4)
+    np.testing.assert_allclose(add / add[1], [n1, 1, 2.25, 1, 0.25], rtol=1e-12)
+    assert ocba_allocation([1, 2, 3, 4, 5], [1, 1, 9, 9, 4], 50).tolist() == [11, 9, 19, 9, 2]
+
+
+@pytest.mark.parametrize("budget", [0, 1, 7, 50, 333])
+def test_always_adds_exactly_the_budget(budget):
+    rng = np.random.default_rng(budget)
+    for _ in range(50):
+        k = int(rng.integers(1, 12))
+        means = rng.normal(size=k).round(1)  # rounding makes ties
+        var = rng.choice([0.0, 0.5, 2.0], size=k)
+        cur = rng.integers(0, 40, size=k)
+        add = ocba_allocation(means, var, budget, current=cur)
+        assert add.dtype.kind == "i" and (add >= 0).all() and add.sum() == budget
+
+
+def test_ties_zero_variance_and_over_allocated_designs():
+    # two designs tied for best with equal variance share the budget; the rest get nothing
+    assert ocba_allocation([1, 1, 5], [1, 1, 1], 10).tolist() == [5, 5, 0]
+    # a design with zero variance needs no replications
+    r = ocba_ratios([1, 2, 3], [1, 0, 1])
+    assert r[1] == 0 and r[0] > 0 and r[2] > 0
+    # all variances zero: equal shares (no division by zero)
+    np.testing.assert_allclose(ocba_ratios([1, 2, 3], [0, 0, 0]), 1 / 3)
+    # a design already far above its share gets nothing; the others share the whole budget
+    add = ocba_allocation([1, 2, 3], [1, 1, 1], 10, current=[100, 0, 0], integer=False)
+    assert add[0] == 0 and add.sum() == pytest.approx(10)
+    # infinite means (e.g. a utility's "over budget") get nothing
+    assert ocba_allocation([1, np.inf, 2], [1, 1, 1], 12)[1] == 0
+
+
+def test_allocate_follows_ratios_when_nothing_is_over():
+    np.testing.assert_allclose(allocate([0.5, 0.25, 0.25], [10, 5, 5], 20), [10, 5, 5])
+
+
+def test_largest_remainder_rule():
+    assert largest_remainder([1.5, 1.5, 2.0], 5).tolist() == [2, 1, 2]  # tie -> lower index
+    assert largest_remainder([0.2, 0.7, 0.1], 1).tolist() == [0, 1, 0]
+
+
+def test_bad_arguments_name_the_parameter():
+    with pytest.raises(InputError, match="'variances'"):
+        ocba_allocation([1, 2], [1, -1], 5)
+    with pytest.raises(InputError, match="'variances' must have one entry per design"):
+        ocba_allocation([1, 2], [1], 5)
+    with pytest.raises(InputError, match="'budget'"):
+        ocba_allocation([1, 2], [1, 1], -1)
+    with pytest.raises(InputError, match="'means'"):
+        ocba_allocation([1, np.nan], [1, 1], 5)
+    prob = NormalProblem([1.0, 2.0, 3.0])
+    with pytest.raises(InputError, match="'n0'"):
+        mopt.solve(prob, "ocba", n0=1)
+    with pytest.raises(InputError, match="'delta'"):
+        mopt.solve(prob, "ocba", delta=0)
+    with pytest.raises(InputError, match="'budget' must be >= 30"):
+        mopt.solve(prob, "ocba", budget=29)
+    with pytest.raises(InputError, match="'utility'"):
+        mopt.solve(prob, "ocba", utility="nope")
+
+
+def test_sequential_ocba_spends_more_on_close_competitors():
+    prob = NormalProblem([1.0, 1.2, 5.0, 9.0], sd=1.0)
+    res = mopt.solve(prob, "ocba", budget=400, seed=3, n0=10, delta=20)
+    n = res.evaluations.set_index("design")["n_reps"]
+    assert res.n_evals == 400 and n.sum() == 400
+    assert n[0] + n[1] > 300 and n[3] < 20
+    assert res.info["best"] == 0
+
+
+def _equal_allocation_pcs(means, sd, n):
+    """Exact PCS of equal allocation (n replications each, independent normal noise)."""
+    s = sd / np.sqrt(n)
+    f = lambda x: stats.norm.pdf(x, means[0], s) * np.prod(stats.norm.sf(x, means[1:], s))  # noqa: E731
+    return integrate.quad(f, means[0] - 12 * s, means[0] + 12 * s, limit=200)[0]
+
+
+def test_ocba_reaches_pcs_09_with_half_of_equal_allocations_budget():
+    # Chen & Lee's ten designs: means 1..10, σ = 6.  Equal allocation needs n ≥ 121 per design
+    # (1,210 replications) for PCS ≥ 0.9, computed exactly; OCBA gets there with 600.
+    means = np.arange(1, 11, dtype=float)
+    n_equal = next(n for n in range(10, 400) if _equal_allocation_pcs(means, 6.0, n) >= 0.9)
+    assert n_equal == 121
+    budget = 10 * n_equal // 2
+    prob = NormalProblem(means, sd=6.0)
+    macroreps = 200
+    correct = sum(mopt.solve(prob, "ocba", budget=budget, seed=k, n0=10, delta=20).info["best"] == 0
+                  for k in range(macroreps))
+    assert correct / macroreps >= 0.9
