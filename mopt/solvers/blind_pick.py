@@ -28,6 +28,10 @@ class BlindPick(Solver):
     def _default_budget(self, problem) -> int:
         return self._count(problem) * self._reps(problem)
 
+    def _min_budget(self, problem) -> int:
+        self._count(problem)
+        return self._reps(problem)
+
     def _check(self, problem, budget):
         n = self._reps(problem)
         self._count(problem)

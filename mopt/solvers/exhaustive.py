@@ -27,6 +27,10 @@ class Exhaustive(Solver):
     def _default_budget(self, problem) -> int:
         return problem.n_designs * self._reps(problem)
 
+    def _min_budget(self, problem) -> int:
+        self._reps(problem)
+        return problem.n_designs
+
     def _check(self, problem, budget):
         self._reps(problem)
         if budget < problem.n_designs:
