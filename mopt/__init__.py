@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# ``mopt.compare`` is the function (the module stays importable through ``from mopt.compare
+# import ...`` and ``importlib.import_module``); cheap: numpy and pandas only, no numba
+from mopt.compare import compare
 from mopt.core import utility
 from mopt.core.errors import InputError, MoptError
 from mopt.core.pareto import hypervolume, pareto_mask
@@ -20,6 +23,7 @@ __all__ = [
     "NormalProblem",
     "Result",
     "StochasticProblem",
+    "compare",
     "hypervolume",
     "pareto_mask",
     "solve",

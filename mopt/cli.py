@@ -1,4 +1,5 @@
-"""The ``mopt`` command: ``demo``, ``frontier SCENARIO.toml`` and ``decide DIR --utility SPEC``.
+"""The ``mopt`` command: ``demo``, ``frontier SCENARIO.toml``, ``decide DIR --utility SPEC`` and
+``compare SCENARIO.toml --methods ... --budgets ... --macroreps M``.
 
 Bad input (a malformed or mistyped scenario file, an out-of-range value, a missing file, a bad
 utility spec) ends with one line on stderr, ``mopt: error: <message>``, and exit code 2 — never a
@@ -104,6 +105,29 @@ def build_parser() -> argparse.ArgumentParser:
     decide.add_argument("--utility", action="append", required=True, metavar="SPEC",
                         help="a utility (repeat for several)")
     decide.set_defaults(func=_decide)
+
+    compare = sub.add_parser(
+        "compare", help="compare search methods under equal budgets against a ground truth",
+        description="Run each method at each budget over independent macroreplications (common random "
+                    "numbers across methods), score every run against a ground truth (exhaustive search "
+                    "with many replications): probability of correct selection and regret for a utility, "
+                    "hypervolume ratio and Type I/II errors of the observed Pareto set.  Writes "
+                    "compare.csv (one row per run), summary.csv and progress.png.",
+    )
+    compare.add_argument("scenario", metavar="SCENARIO.toml")
+    common(compare, None)
+    compare.add_argument("--methods", required=True, metavar="M1,M2",
+                         help=f"comma-separated methods, from {', '.join(sorted(METHODS))}")
+    compare.add_argument("--budgets", required=True, metavar="B1,B2",
+                         help="comma-separated budgets: replications (2000) or percentages of exhaustive "
+                              "search's n_designs x n_reps (10%%)")
+    compare.add_argument("--macroreps", required=True, metavar="M",
+                         help="independent macroreplications of every method and budget")
+    compare.add_argument("--truth-reps", default=None, metavar="N",
+                         help="replications per design of the ground truth (default: max(100, 10 x n_reps))")
+    compare.add_argument("--utility", default=None, metavar="SPEC",
+                         help="utility that scores decisions, e.g. 'product(makespan, cost)' (the default)")
+    compare.set_defaults(func=_compare)
     return parser
 
 
@@ -398,6 +422,65 @@ def _decide(args) -> int:
     for label, row in chosen.items():
         if row is None:
             print(f"no evaluated design satisfies {label}.")
+    return 0
+
+
+# -- compare -----------------------------------------------------------------------------------
+def _count_option(name: str, text: str) -> int:
+    """A count given on the command line (InputError naming the option, not a usage error)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise InputError(f"'{name}' must be an integer >= 1; got {text!r}.") from None
+    if value < 1:
+        raise InputError(f"'{name}' must be an integer >= 1; got {value}.")
+    return value
+
+
+def _compare(args) -> int:
+    from mopt.compare import TOO_SMALL, _check_methods, compare, resolve_budgets, summary
+    from mopt.core.result import atomic_write
+    from mopt.plot import plot_progress
+    from mopt.scenario import load_scenario
+    from mopt.solvers.base import resolve_utility, utility_scores
+    from mopt.utility_spec import parse_utility
+
+    methods = _check_methods([m.strip() for m in args.methods.split(",")], name="--methods")
+    macroreps = _count_option("--macroreps", args.macroreps)
+    truth_reps = None if args.truth_reps is None else _count_option("--truth-reps", args.truth_reps)
+    utility = None if args.utility is None else parse_utility(args.utility)
+    scenario = load_scenario(args.scenario)
+    seed = scenario.seed if args.seed is None else args.seed
+    out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    problem = scenario.problem(seed=seed)
+    budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
+    if utility is not None:  # a utility naming other columns fails here, before anything is printed
+        utility_scores(problem, resolve_utility(problem, utility), np.ones((1, problem.n_obj)))
+    truth_n = truth_reps or max(100, 10 * problem.n_reps)
+    print(f"{scenario.path}: {problem.n_designs} strategies, {scenario.n_reps} replications each for "
+          f"exhaustive search ({problem.n_designs * scenario.n_reps} in all); methods {', '.join(methods)}; "
+          f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
+          f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
+          "replications per strategy.")
+    with _executor(args.workers) as executor:
+        df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
+                     truth_reps=truth_reps, executor=executor, progress=_progress(args))
+    table = summary(df)
+    print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "
+          "regret and hv_ratio quartiles (q1, median, q3).")
+    print(format_table(table))
+    small = table[table["status"] == TOO_SMALL]
+    for _, row in small.iterrows():
+        print(f"budget too small: {row['method']} cannot run with {row['budget']} replications on this "
+              "problem (scores are NaN).")
+    caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
+               f"search, {truth_n} replications per strategy; utility {df.attrs['utility']}.")
+    atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
+    atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
+    plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
+                  caption=caption)
+    written = [out / n for n in ("compare.csv", "summary.csv", "progress.png")]
+    print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
 
 

@@ -24,6 +24,8 @@ larger) counts as that much, so exact ties never divide by zero.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mopt.core.errors import InputError, check_int
@@ -149,7 +151,8 @@ class _MomentCache:
 
 class MOCBA(Solver):
     """Sequential multi-objective OCBA: ``n0`` replications of every design, then rounds of
-    ``delta`` (None: max(10, n_designs // 10)) allocated by :func:`mocba_ratios`.
+    ``delta`` replications allocated by :func:`mocba_ratios` (None: about 25 rounds, at least 10
+    replications each; a round costs O(n_designs²), so very many small rounds are slow on large spaces).
 
     The default budget is exhaustive's (``n_designs × n_reps``).  The observed Pareto set is
     ``Result.front``.
@@ -161,9 +164,14 @@ class MOCBA(Solver):
     def _n0(self):
         return check_int("n0", self.options["n0"], low=2)
 
-    def _delta(self, problem):
+    def _delta(self, problem, budget=None):
         d = self.options["delta"]
-        return max(10, problem.n_designs // 10) if d is None else check_int("delta", d, low=1)
+        if d is not None:
+            return check_int("delta", d, low=1)
+        if budget is None:
+            return 10
+        # about 25 rounds: each round costs O(n_designs²) to allocate
+        return max(10, math.ceil((budget - self._n0() * problem.n_designs) / 25))
 
     def _default_budget(self, problem):
         return max(problem.n_designs * problem.n_reps, self._min_budget(problem))
@@ -179,7 +187,7 @@ class MOCBA(Solver):
             self._rounds = 0
             self._stats = _MomentCache(k, problem.n_obj)
             return [(np.arange(k), self._n0())]
-        add = min(self._delta(problem), state.remaining)
+        add = min(self._delta(problem, state.budget), state.remaining)
         if add <= 0:
             return []
         M, V, n = self._stats.update(state)
@@ -187,4 +195,4 @@ class MOCBA(Solver):
         return _requests(mocba_allocation(M, V, n, add))
 
     def _info(self, state: SearchState):
-        return {"n0": self._n0(), "delta": self._delta(state.problem), "rounds": int(self._rounds)}
+        return {"n0": self._n0(), "delta": self._delta(state.problem, state.budget), "rounds": int(self._rounds)}
