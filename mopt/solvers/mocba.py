@@ -29,8 +29,8 @@ import math
 import numpy as np
 
 from mopt.core.errors import InputError, check_int
-from mopt.solvers.base import SearchState, Solver
-from mopt.solvers.ocba import _requests, allocate, largest_remainder
+from mopt.solvers.base import SearchState
+from mopt.solvers.ocba import Sequential, _requests, allocate, largest_remainder
 
 __all__ = ["MOCBA", "mocba_ratios", "mocba_allocation"]
 
@@ -149,20 +149,18 @@ class _MomentCache:
         return self.mean, self.var, self.n
 
 
-class MOCBA(Solver):
-    """Sequential multi-objective OCBA: ``n0`` replications of every design, then rounds of
-    ``delta`` replications allocated by :func:`mocba_ratios` (None: about 25 rounds, at least 10
-    replications each; a round costs O(n_designs²), so very many small rounds are slow on large spaces).
+class MOCBA(Sequential):
+    """Sequential multi-objective OCBA: ``n0`` replications of every design (None: see
+    :class:`~mopt.solvers.ocba.Sequential`), then rounds of ``delta`` replications allocated by
+    :func:`mocba_ratios` (None: about 25 rounds, at least 10 replications each; a round costs
+    O(n_designs²), so very many small rounds are slow on large spaces).
 
     The default budget is exhaustive's (``n_designs × n_reps``).  The observed Pareto set is
     ``Result.front``.
     """
 
     name = "mocba"
-    defaults = {"n0": 10, "delta": None}
-
-    def _n0(self):
-        return check_int("n0", self.options["n0"], low=2)
+    defaults = {"n0": None, "delta": None}
 
     def _delta(self, problem, budget=None):
         d = self.options["delta"]
@@ -171,14 +169,7 @@ class MOCBA(Solver):
         if budget is None:
             return 10
         # about 25 rounds: each round costs O(n_designs²) to allocate
-        return max(10, math.ceil((budget - self._n0() * problem.n_designs) / 25))
-
-    def _default_budget(self, problem):
-        return max(problem.n_designs * problem.n_reps, self._min_budget(problem))
-
-    def _min_budget(self, problem):
-        self._delta(problem)
-        return self._n0() * problem.n_designs
+        return max(10, math.ceil((budget - self._n0(problem, budget) * problem.n_designs) / 25))
 
     def _ask(self, state: SearchState):
         problem = state.problem
@@ -186,7 +177,7 @@ class MOCBA(Solver):
         if state.spent == 0:
             self._rounds = 0
             self._stats = _MomentCache(k, problem.n_obj)
-            return [(np.arange(k), self._n0())]
+            return [(np.arange(k), self._n0(problem, state.budget))]
         add = min(self._delta(problem, state.budget), state.remaining)
         if add <= 0:
             return []
@@ -195,4 +186,6 @@ class MOCBA(Solver):
         return _requests(mocba_allocation(M, V, n, add))
 
     def _info(self, state: SearchState):
-        return {"n0": self._n0(), "delta": self._delta(state.problem, state.budget), "rounds": int(self._rounds)}
+        problem, budget = state.problem, state.budget
+        return {"n0": self._n0(problem, budget), "delta": self._delta(problem, budget),
+                "rounds": int(self._rounds)}

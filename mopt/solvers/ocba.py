@@ -200,39 +200,60 @@ def _requests(add: np.ndarray) -> list[tuple[np.ndarray, int]]:
     return out
 
 
-class OCBA(Solver):
-    """Sequential OCBA for one objective (several objectives: the ``utility`` reduces them).
+class Sequential(Solver):
+    """What OCBA and MOCBA share: ``n0`` replications of every design, then rounds of ``delta``.
 
-    Options: ``n0`` initial replications per design (≥ 2, to estimate variances), ``delta`` replications
-    per round (None: max(10, n_designs // 10)), ``utility`` (None: the objective, or the product of
-    all objectives).  The default budget is exhaustive's (``n_designs × n_reps``), so that the two
-    compare at equal cost.  ``info["best"]`` is the design selected (lowest utility of the means).
+    ``n0`` None (the default) means: half of the budget for the first stage, between 2 and 10
+    replications per design (Chen & Lee suggest 5 to 20; fewer leave room for allocation on large
+    spaces).  The default budget is exhaustive's (``n_designs × n_reps``), so that they compare at
+    equal cost.
     """
 
-    name = "ocba"
-    defaults = {"n0": 10, "delta": None, "utility": None}
-
-    def _n0(self):
-        return check_int("n0", self.options["n0"], low=2)
-
-    def _delta(self, problem):
-        d = self.options["delta"]
-        return max(10, problem.n_designs // 10) if d is None else check_int("delta", d, low=1)
+    def _n0(self, problem, budget=None) -> int:
+        n0 = self.options["n0"]
+        if n0 is not None:
+            return check_int("n0", n0, low=2)
+        if budget is None:
+            budget = problem.n_designs * problem.n_reps
+        return int(min(10, max(2, budget // (2 * problem.n_designs))))
 
     def _default_budget(self, problem):
-        self._n0()
         return max(problem.n_designs * problem.n_reps, self._min_budget(problem))
 
     def _min_budget(self, problem):
-        self._delta(problem)
+        self._delta(problem, None)
+        n0 = self.options["n0"]
+        return (2 if n0 is None else self._n0(problem)) * problem.n_designs
+
+    def _delta(self, problem, budget) -> int:
+        raise NotImplementedError
+
+
+class OCBA(Sequential):
+    """Sequential OCBA for one objective (several objectives: the ``utility`` reduces them).
+
+    Options: ``n0`` initial replications per design (≥ 2, to estimate variances; None: see
+    :class:`Sequential`), ``delta`` replications per round (None: max(10, n_designs // 10)),
+    ``utility`` (None: the objective, or the product of all objectives).  ``info["best"]`` is the
+    design selected (lowest utility of the means).
+    """
+
+    name = "ocba"
+    defaults = {"n0": None, "delta": None, "utility": None}
+
+    def _delta(self, problem, budget=None):
+        d = self.options["delta"]
+        return max(10, problem.n_designs // 10) if d is None else check_int("delta", d, low=1)
+
+    def _min_budget(self, problem):
         resolve_utility(problem, self.options["utility"])
-        return self._n0() * problem.n_designs
+        return super()._min_budget(problem)
 
     def _ask(self, state: SearchState):
         problem = state.problem
         if state.spent == 0:
             self._stats = ScoreStats(problem, resolve_utility(problem, self.options["utility"]))
-            return [(np.arange(problem.n_designs), self._n0())]
+            return [(np.arange(problem.n_designs), self._n0(problem, state.budget))]
         add = min(self._delta(problem), state.remaining)
         if add <= 0:
             return []
@@ -244,4 +265,4 @@ class OCBA(Solver):
         self._stats.update(state)
         mean = np.where(np.isfinite(self._stats.mean), self._stats.mean, np.inf)
         return {"utility": str(self._stats.utility), "best": int(np.argmin(mean)),
-                "n0": self._n0(), "delta": self._delta(state.problem)}
+                "n0": self._n0(state.problem, state.budget), "delta": self._delta(state.problem)}

@@ -74,9 +74,18 @@ def test_bad_arguments_name_the_parameter():
     with pytest.raises(InputError, match="'delta'"):
         mopt.solve(prob, "ocba", delta=0)
     with pytest.raises(InputError, match="'budget' must be >= 30"):
-        mopt.solve(prob, "ocba", budget=29)
+        mopt.solve(prob, "ocba", budget=29, n0=10)
+    with pytest.raises(InputError, match="'budget' must be >= 6"):  # default n0: at least 2
+        mopt.solve(prob, "ocba", budget=5)
     with pytest.raises(InputError, match="'utility'"):
         mopt.solve(prob, "ocba", utility="nope")
+
+
+def test_default_n0_is_half_the_budget_between_2_and_10():
+    prob = NormalProblem(np.arange(10.0), n_reps=10)
+    assert mopt.solve(prob, "ocba", seed=1).info["n0"] == 5          # budget 100: 50 on n0
+    assert mopt.solve(prob, "ocba", seed=1, budget=30).info["n0"] == 2
+    assert mopt.solve(prob, "ocba", seed=1, budget=10_000).info["n0"] == 10
 
 
 def test_sequential_ocba_spends_more_on_close_competitors():
