@@ -142,6 +142,8 @@ def _truth_table(truth, objectives) -> pd.DataFrame:
         except (TypeError, ValueError):
             raise InputError("'truth' must be a DataFrame, a Result or an array of objective means "
                              "(n_designs, n_obj); got an array that is not numeric.") from None
+        if F.ndim == 1 and len(objectives) == 1:  # one objective: a plain vector of means
+            F = F[:, None]
         if F.ndim != 2 or F.shape[1] != len(objectives) or len(F) == 0:
             raise InputError(f"'truth' as an array must have shape (n_designs, {len(objectives)}) "
                              f"(objectives {objectives}); got shape {F.shape}.")
