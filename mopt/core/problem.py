@@ -114,6 +114,56 @@ class StochasticProblem(Problem):
         """Named parameters of design vector ``x``."""
         raise NotImplementedError
 
+    def repair(self, X) -> np.ndarray:
+        """Design indices of the vectors ``X``: each row's own design if it is one, else the nearest.
+
+        Search operators (crossover, mutation) propose any vector in [xl, xu]; this maps each to a
+        valid design.  A row that is a design's vector (one that :meth:`index` accepts) is that
+        design; any other row maps to the design whose vector is nearest in L1 distance (ties: the
+        lowest design index).  The table of all design vectors is built once, on first use, from
+        :meth:`design`; families with a cheaper rule (or a space too large to tabulate) override.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, n_var) or (n_var,)
+            Design vectors (integers, or reals that are rounded to the nearest design).
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+
+        Examples
+        --------
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> prob.repair([[1], [7], [-3]]).tolist()
+        [1, 2, 0]
+        """
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"'X' must be a list of design vectors of {self.n_var} numbers; got {_show(X)}.") from None
+        if X.ndim == 1 and X.size in (0, self.n_var):
+            X = X.reshape(-1, self.n_var)
+        if X.ndim != 2 or X.shape[1] != self.n_var or not np.isfinite(X).all():
+            raise InputError(f"'X' must be a list of design vectors of {self.n_var} numbers; got {_show(X)}.")
+        if getattr(self, "_design_tree", None) is None:  # built once: a lookup and an L1 k-d tree
+            from scipy.spatial import cKDTree
+
+            table = np.array([self.design(i) for i in range(self.n_designs)], dtype=np.int64)
+            self._design_lookup = {tuple(row): i for i, row in enumerate(table.tolist())}
+            self._design_tree = cKDTree(table.astype(float))
+        out = np.full(len(X), -1, dtype=np.int64)
+        for k in np.flatnonzero((X == np.rint(X)).all(axis=1)):
+            out[k] = self._design_lookup.get(tuple(X[k].astype(np.int64).tolist()), -1)
+        missing = np.flatnonzero(out < 0)
+        if missing.size:
+            tree = self._design_tree
+            dist, _ = tree.query(X[missing], k=1, p=1)
+            # every design at the nearest distance (a hair of slack for rounding), then the lowest index
+            ties = tree.query_ball_point(X[missing], dist * (1 + 1e-9) + 1e-9, p=1)
+            out[missing] = [min(t) for t in ties]
+        return out
+
     def designs_frame(self, indices) -> pd.DataFrame:
         """Decoded parameters of the designs ``indices``, one row each (column ``design`` first)."""
         indices = self._check_indices(indices)

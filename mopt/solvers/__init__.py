@@ -7,13 +7,14 @@ from mopt.solvers.base import Solver, run
 from mopt.solvers.blind_pick import BlindPick
 from mopt.solvers.exhaustive import Exhaustive
 from mopt.solvers.mocba import MOCBA
+from mopt.solvers.nsga2 import NSGA2
 from mopt.solvers.ocba import OCBA, ocba_allocation
 from mopt.solvers.oo import OO
 
 __all__ = ["METHODS", "solve", "Solver", "ocba_allocation"]
 
 #: method name -> Solver class
-METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA)}
+METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA, NSGA2)}
 
 
 def solve(problem, method: str, *, budget=None, seed=None, executor=None, progress=False, **options):

@@ -26,11 +26,29 @@ def prob():
 
 
 #: per method, options that make it simulate several designs
-OPTIONS = {"exhaustive": {"n_reps": 4}, "blind_pick": {"alpha": 0.5, "n_reps": 4}}
+OPTIONS = {
+    "exhaustive": {"n_reps": 4},
+    "blind_pick": {"alpha": 0.5, "n_reps": 4},
+    "oo": {"n_rough": 2, "n_accurate": 4, "s": 3},
+    "ocba": {"n0": 2, "delta": 3},
+    "mocba": {"n0": 2, "delta": 3},
+    "nsga2": {"pop_size": 4, "n_reps0": 1, "n_reps_max": 3},
+}
+
+#: per method, an invalid option and the name the error must give
+BAD_OPTIONS = {
+    "exhaustive": ({"n_reps": 0}, "n_reps"),
+    "blind_pick": ({"alpha": 1.5}, "alpha"),
+    "oo": ({"s": N_DESIGNS + 1}, "s"),
+    "ocba": ({"n0": 1}, "n0"),
+    "mocba": ({"delta": 0}, "delta"),
+    "nsga2": ({"pop_size": N_DESIGNS + 1}, "pop_size"),
+}
 
 
 def test_every_method_is_covered():
-    assert set(METHODS) == set(OPTIONS)
+    assert set(METHODS) == set(OPTIONS) == set(BAD_OPTIONS)
+    assert set(METHODS) == {"exhaustive", "blind_pick", "oo", "ocba", "mocba", "nsga2"}
 
 
 @pytest.mark.parametrize("method", sorted(OPTIONS))
@@ -61,8 +79,11 @@ class TestConformance:
         assert_same_result(solve(prob, method, seed=a.seed, **OPTIONS[method]), a)
 
     def test_budget_respected(self, prob, method):
-        for budget in (N_DESIGNS, 13, 25, 1000):
-            if method == "blind_pick" and budget < 4:
+        low = METHODS[method](**OPTIONS[method])._min_budget(prob)
+        for budget in (1, 4, N_DESIGNS, 13, 25, 61, 1000):
+            if budget < low:
+                with pytest.raises(InputError, match=f"'budget' must be >= (n_designs=|n_reps=)?{low}"):
+                    solve(prob, method, seed=1, budget=budget, **OPTIONS[method])
                 continue
             res = solve(prob, method, seed=1, budget=budget, **OPTIONS[method])
             assert res.n_evals <= budget
@@ -78,6 +99,11 @@ class TestConformance:
     def test_unknown_option(self, prob, method):
         with pytest.raises(InputError, match=f"unknown option 'n_rep' for method '{method}'"):
             solve(prob, method, n_rep=3)
+
+    def test_invalid_option_is_named(self, prob, method):
+        options, name = BAD_OPTIONS[method]
+        with pytest.raises(InputError, match=f"'{name}'"):
+            solve(prob, method, seed=1, **{**OPTIONS[method], **options})
 
     @pytest.mark.parametrize("budget", [-1, 0, 2.5])
     def test_bad_budget(self, prob, method, budget):
@@ -110,6 +136,9 @@ class TestConformance:
         for _, row in ev.iterrows():
             reps = prob.replicate([int(row["design"])], np.arange(int(row["n_reps"])), res.seed)[0]
             assert row["time"] == pytest.approx(reps[:, 0].mean(), rel=1e-12)
+            if len(reps) == 1:  # one replication: no standard error
+                assert math.isnan(row["cost_se"])
+                continue
             assert row["cost_se"] == pytest.approx(
                 reps[:, 1].std(ddof=1) / math.sqrt(len(reps)), rel=1e-9
             )
@@ -184,7 +213,7 @@ class TestBlindPick:
 class TestSolveEntry:
     def test_unknown_method(self, prob):
         with pytest.raises(
-            InputError, match="'method' must be one of \\['blind_pick', 'exhaustive'\\]"
+            InputError, match="'method' must be one of \\['blind_pick', 'exhaustive', 'mocba', 'nsga2', 'ocba', 'oo'\\]"
         ):
             solve(prob, "grid")
 
@@ -254,7 +283,7 @@ class TestNTDMr:
 # -- solve's own arguments -----------------------------------------------------------------------
 @pytest.mark.parametrize("method", [["exhaustive"], None, 3, {"exhaustive": 1}])
 def test_method_must_be_a_name(prob, method):
-    with pytest.raises(InputError, match=r"'method' must be one of \['blind_pick', 'exhaustive'\]; got "):
+    with pytest.raises(InputError, match=r"'method' must be one of \['blind_pick', 'exhaustive', 'mocba', 'nsga2', 'ocba', 'oo'\]; got "):
         solve(prob, method)
 
 
