@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help=f"search method, one of {', '.join(sorted(METHODS))} (default: the scenario's)")
     frontier.add_argument("--budget", type=_positive_int, default=None, metavar="B",
                           help="replications to spend at most (default: the scenario's / the method's)")
+    frontier.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                          help="a method option, e.g. --option n0=5 (repeatable)")
     frontier.set_defaults(func=_frontier)
 
     decide = sub.add_parser(
@@ -127,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="replications per design of the ground truth (default: max(100, 10 x n_reps))")
     compare.add_argument("--utility", default=None, metavar="SPEC",
                          help="utility that scores decisions, e.g. 'product(makespan, cost)' (the default)")
+    compare.add_argument("--option", action="append", default=[], metavar="METHOD.KEY=VALUE",
+                         help="an option of one method, e.g. --option ocba.n0=5 (repeatable)")
     compare.set_defaults(func=_compare)
     return parser
 
@@ -375,8 +379,9 @@ def _frontier(args) -> int:
               "the paper's Fig. 5 CDF, which is not available as data).")
     try:
         with _executor(args.workers) as executor:
+            # the problem carries the scenario's n_reps (every method's default)
             result = mopt.solve(problem, method, budget=budget, seed=seed, executor=executor,
-                                progress=_progress(args), n_reps=scenario.n_reps)
+                                progress=_progress(args), **_method_options(args.option))
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None
@@ -437,6 +442,35 @@ def _count_option(name: str, text: str) -> int:
     return value
 
 
+def _option_value(text: str):
+    """A command-line option value: an int, a float, true/false, none, or else the text itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _method_options(items, *, per_method: bool = False) -> dict:
+    """``--option`` values as method options: ``{key: value}``, or ``{method: {key: value}}``."""
+    out: dict = {}
+    shape = "METHOD.KEY=VALUE" if per_method else "KEY=VALUE"
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        method, dot, name = key.partition(".") if per_method else ("", ".", key)
+        if not sep or not name or (per_method and (not dot or not method)):
+            raise InputError(f"'--option' must look like {shape}; got {item!r}.")
+        (out.setdefault(method, {}) if per_method else out)[name] = _option_value(value)
+    return out
+
+
 def _compare(args) -> int:
     from mopt.compare import TOO_SMALL, _check_methods, compare, resolve_budgets, summary
     from mopt.core.result import atomic_write
@@ -464,7 +498,8 @@ def _compare(args) -> int:
           "replications per strategy.")
     with _executor(args.workers) as executor:
         df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
-                     truth_reps=truth_reps, executor=executor, progress=_progress(args))
+                     truth_reps=truth_reps, executor=executor, progress=_progress(args),
+                     options=_method_options(args.option, per_method=True))
     table = summary(df)
     print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "
           "regret and hv_ratio quartiles (q1, median, q3).")

@@ -109,6 +109,33 @@ def test_frontier_options_override_the_scenario(tmp_path, capsys):
     assert result.n_evals <= 200 and len(result.evaluations) == 20  # 200 // 10 replications
 
 
+@pytest.mark.parametrize("method, options", [("ocba", ["n0=3", "delta=50"]), ("oo", ["s=10"]),
+                                             ("mocba", ["n0=2"]), ("nsga2", ["pop_size=20"])])
+def test_frontier_with_every_method_and_options(tmp_path, capsys, method, options):
+    out = tmp_path / method
+    args = ["frontier", str(REFERENCE), "--out", str(out), "--method", method, "--budget", "1500",
+            "--seed", "2", "--quiet", *[a for o in options for a in ("--option", o)]]
+    assert main(args) == 0
+    result = mopt.Result.read_csv(out)
+    assert result.method == method and result.n_evals <= 1500
+    key, value = options[0].split("=")
+    assert result.info[{"pop_size": "pop_size"}.get(key, key)] == int(value)
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--method", "ocba", "--option", "n0=1"], ["'n0' must be an integer >= 2; got 1"]),
+    (["--method", "oo", "--option", "s=1000"], ["'s' must be <= n_designs=289"]),
+    (["--method", "blind_pick", "--option", "alpha=1.5"], ["'alpha' must be in (0, 1]"]),
+    (["--method", "ocba", "--option", "n_reps=3"], ["unknown option 'n_reps' for method 'ocba'"]),
+    (["--method", "ocba", "--option", "n0"], ["'--option' must look like KEY=VALUE"]),
+    (["--method", "annealing"], ["'--method' must be one of", "'annealing'"]),
+])
+def test_bad_method_options_exit_2(tmp_path, capsys, args, fragments):
+    code = main(["frontier", str(REFERENCE), "--out", str(tmp_path / "x"), "--quiet", *args])
+    assert_one_line_error(capsys, code, *fragments)
+    assert not (tmp_path / "x").exists()
+
+
 # -- decide ------------------------------------------------------------------------------------
 @pytest.fixture
 def hand_made_result(tmp_path) -> Path:
@@ -380,6 +407,9 @@ def test_compare_with_a_utility_on_a_small_scenario(tmp_path, capsys):
         (["--truth-reps", "0"], ["'--truth-reps'", "got 0"]),
         (["--utility", "minimize(speed)"], ["speed"]),
         (["--utility", "__import__('os')"], ["is not a utility"]),
+        (["--methods", "ocba", "--option", "ocba.n0=1"], ["'n0' must be an integer >= 2; got 1"]),
+        (["--option", "ocba.n0=3"], ["options for method 'ocba', which is not in"]),
+        (["--option", "n0=1"], ["'--option' must look like METHOD.KEY=VALUE"]),
     ],
 )
 def test_compare_bad_input_exits_2_with_one_line(tmp_path, capsys, change, fragments):
