@@ -318,6 +318,19 @@ def score(result: Result, truth, utility=None) -> dict:
 
 
 # -- validation ----------------------------------------------------------------------------------
+def _entries(values, expected: str) -> list:
+    """``values`` as a non-empty list (not one string or number); InputError ``expected`` otherwise."""
+    if isinstance(values, (str, bytes, numbers.Number)) or values is None:
+        raise InputError(f"{expected}; got {values!r}.")
+    try:
+        entries = list(values)
+    except TypeError:
+        raise InputError(f"{expected}; got {values!r}.") from None
+    if not entries:
+        raise InputError(f"{expected}; got none.")
+    return entries
+
+
 def resolve_budgets(budgets, problem, *, name: str = "budgets") -> list[int]:
     """Budgets in replications, ascending and without duplicates.
 
@@ -334,14 +347,7 @@ def resolve_budgets(budgets, problem, *, name: str = "budgets") -> list[int]:
     """
     full = problem.n_designs * check_int("problem.n_reps", problem.n_reps, low=1)
     expected = f"'{name}' must be a non-empty list of replications (integers >= 1) or percentages such as '10%'"
-    if isinstance(budgets, (str, bytes, numbers.Number)) or budgets is None:
-        raise InputError(f"{expected}; got {budgets!r}.")
-    try:
-        entries = list(budgets)
-    except TypeError:
-        raise InputError(f"{expected}; got {budgets!r}.") from None
-    if not entries:
-        raise InputError(f"{expected}; got none.")
+    entries = _entries(budgets, expected)
     out = []
     for entry in entries:
         text = entry.strip() if isinstance(entry, str) else None
@@ -360,14 +366,7 @@ def _check_methods(methods, *, name: str = "methods") -> list[str]:
     from mopt.solvers import METHODS
 
     expected = f"'{name}' must be a non-empty list of method names from {sorted(METHODS)}"
-    if isinstance(methods, (str, bytes)) or methods is None:
-        raise InputError(f"{expected}; got {methods!r}.")
-    try:
-        methods = list(methods)
-    except TypeError:
-        raise InputError(f"{expected}; got {methods!r}.") from None
-    if not methods:
-        raise InputError(f"{expected}; got none.")
+    methods = _entries(methods, expected)
     for m in methods:
         if not isinstance(m, str) or m not in METHODS:
             raise InputError(f"'{name}' must name methods from {sorted(METHODS)}; got {m!r}.")

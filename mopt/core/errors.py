@@ -99,3 +99,37 @@ def check_int(name: str, value, *, low: int | None = None, high: int | None = No
     if high is not None and v > high:
         raise InputError(f"'{name}' must be an integer <= {high}; got {value}.")
     return v
+
+
+def check_array(name: str, values, *, ndim: int, shape: tuple | None = None, allow_inf: bool = False,
+                nonnegative: bool = False):
+    """``values`` as a non-empty float array of ``ndim`` dimensions (and ``shape`` if given), with no
+    NaN, no infinity unless ``allow_inf`` and nothing negative if ``nonnegative``.
+
+    Examples
+    --------
+    >>> check_array("variances", [1, -2], ndim=1, nonnegative=True)
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: 'variances' must hold non-negative finite numbers; got -2.0 at position 1.
+    """
+    import numpy as np
+
+    kind = "sequence" if ndim == 1 else "table"
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"'{name}' must be a {ndim}-d {kind} of numbers; got {values!r}.") from None
+    if arr.ndim != ndim or arr.size == 0:
+        raise InputError(f"'{name}' must be a non-empty {ndim}-d {kind} of numbers; got shape {arr.shape}.")
+    if shape is not None and arr.shape != tuple(shape):
+        raise InputError(f"'{name}' must have shape {tuple(shape)}; got {arr.shape}.")
+    bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
+    if nonnegative:
+        bad |= arr < 0
+    if bad.any():
+        k = np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)
+        at = k[0] if ndim == 1 else tuple(int(j) for j in k)
+        words = " ".join(w for w in ("non-negative" if nonnegative else "", "" if allow_inf else "finite") if w)
+        raise InputError(f"'{name}' must hold {words} numbers; got {float(arr[k])!r} at position {at}.")
+    return arr

@@ -21,7 +21,7 @@ from pymoo.core.problem import Problem
 from mopt.core.errors import InputError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
 
-__all__ = ["StochasticProblem", "FunctionProblem"]
+__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
 RESERVED_COLUMNS = ("design", "n_reps", "utility")
@@ -262,7 +262,27 @@ class StochasticProblem(Problem):
         return {"class": type(self).__name__, "objectives": self.objectives, "n_designs": self.n_designs}
 
 
-class FunctionProblem(StochasticProblem):
+class IndexedProblem(StochasticProblem):
+    """A problem whose design vector is the design index itself, ``x = [i]`` (designs listed in a table)."""
+
+    def __init__(self, *, objectives: Sequence[str], n_designs: int, n_reps: int = 10, seed: int = 0):
+        self._n_designs = int(n_designs)
+        super().__init__(objectives=objectives, n_var=1, xl=[0], xu=[self._n_designs - 1], n_reps=n_reps,
+                         seed=seed)
+
+    @property
+    def n_designs(self) -> int:
+        return self._n_designs
+
+    def design(self, i: int) -> np.ndarray:
+        return np.array([self._check_index(i)])
+
+    def index(self, x) -> int:
+        (i,) = self._design_vector(x)
+        return self._check_index(i)
+
+
+class FunctionProblem(IndexedProblem):
     """A problem around a user's own simulator.
 
     Parameters
@@ -310,22 +330,11 @@ class FunctionProblem(StochasticProblem):
         if len(table) == 0:
             raise InputError("'designs' must contain at least one design; got 0.")
         objectives = _objective_names(objectives, tuple(str(c) for c in table.columns))
-        super().__init__(objectives=objectives, n_var=1, xl=[0], xu=[len(table) - 1], n_reps=n_reps, seed=seed)
+        super().__init__(objectives=objectives, n_designs=len(table), n_reps=n_reps, seed=seed)
         self.function = simulate
         self.table = table
         self.parameter_names = tuple(str(c) for c in table.columns)
         self.common_random_numbers = common_random_numbers
-
-    @property
-    def n_designs(self) -> int:
-        return len(self.table)
-
-    def design(self, i: int) -> np.ndarray:
-        return np.array([self._check_index(i)])
-
-    def index(self, x) -> int:
-        (i,) = self._design_vector(x)
-        return self._check_index(i)
 
     def decode(self, x) -> dict:
         row = self.table.iloc[self.index(x)]

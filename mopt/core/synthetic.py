@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from mopt.core.errors import InputError
-from mopt.core.problem import StochasticProblem
+from mopt.core.errors import InputError, check_array
+from mopt.core.problem import IndexedProblem
 from mopt.core.random import replication_rng
 
 __all__ = ["NormalProblem"]
 
 
 def _table(name: str, values, shape=None) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"'{name}' must be numbers; got {values!r}.") from None
+    """A (n_designs, n_obj) table of finite numbers; a vector is one objective, and with ``shape``
+    anything that broadcasts to it (e.g. one sd for every design) is accepted."""
+    values = values if np.ndim(values) else [values]
+    arr = check_array(name, values, ndim=1 if np.ndim(values) == 1 else 2)
     if arr.ndim == 1:
         arr = arr[:, None]
     if shape is not None:
@@ -29,14 +29,10 @@ def _table(name: str, values, shape=None) -> np.ndarray:
             arr = np.broadcast_to(arr, shape).copy()
         except ValueError:
             raise InputError(f"'{name}' must have shape {shape} (or broadcast to it); got {arr.shape}.") from None
-    if arr.ndim != 2 or arr.size == 0:
-        raise InputError(f"'{name}' must be a non-empty (n_designs, n_obj) table; got shape {arr.shape}.")
-    if not np.isfinite(arr).all():
-        raise InputError(f"'{name}' must hold finite numbers.")
-    return arr
+    return check_array(name, arr, ndim=2)
 
 
-class NormalProblem(StochasticProblem):
+class NormalProblem(IndexedProblem):
     """Designs ``0 .. n-1`` whose objectives are ``means`` plus normal noise of std ``sd``.
 
     Parameters
@@ -57,25 +53,12 @@ class NormalProblem(StochasticProblem):
 
     def __init__(self, means, sd=1.0, *, objectives=None, n_reps: int = 10, seed: int = 0):
         self.means = _table("means", means)
-        self.sd = _table("sd", sd, self.means.shape)
-        if (self.sd < 0).any():
-            raise InputError("'sd' must be >= 0.")
+        self.sd = check_array("sd", _table("sd", sd, self.means.shape), ndim=2, nonnegative=True)
         n, k = self.means.shape
         objectives = tuple(objectives) if objectives is not None else tuple(f"f{j + 1}" for j in range(k))
         if len(objectives) != k:
             raise InputError(f"'objectives' must name the {k} columns of 'means'; got {len(objectives)}.")
-        super().__init__(objectives=objectives, n_var=1, xl=[0], xu=[n - 1], n_reps=n_reps, seed=seed)
-
-    @property
-    def n_designs(self) -> int:
-        return len(self.means)
-
-    def design(self, i: int) -> np.ndarray:
-        return np.array([self._check_index(i)])
-
-    def index(self, x) -> int:
-        (i,) = self._design_vector(x)
-        return self._check_index(i)
+        super().__init__(objectives=objectives, n_designs=n, n_reps=n_reps, seed=seed)
 
     def decode(self, x) -> dict:
         return {"i": self.index(x)}

@@ -17,39 +17,56 @@ from mopt.core.execute import make_batches, run_batches
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
 
-__all__ = ["Solver", "SearchState", "run", "resolve_utility"]
+__all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility"]
 
 
 @dataclass
 class SearchState:
-    """What a method sees: the problem, the budget, its own Generator and every replication so far."""
+    """What a method sees: the problem, the budget, its own Generator and every replication so far.
+
+    ``count``, ``mean`` and ``var`` (per design; NaN where not simulated, ``var`` with ddof=1 and NaN
+    below two replications) are kept up to date by :meth:`record`, so that methods never recompute
+    statistics of designs that got nothing new.  ``budget_given`` tells whether the user set the
+    budget or the method's default was used.
+    """
 
     problem: object
     budget: int
     rng: np.random.Generator
+    budget_given: bool = True
     samples: dict[int, np.ndarray] = field(default_factory=dict)
     spent: int = 0
+
+    def __post_init__(self):
+        k, m = self.problem.n_designs, self.problem.n_obj
+        self.count = np.zeros(k, dtype=np.int64)
+        self.mean = np.full((k, m), np.nan)
+        self.var = np.full((k, m), np.nan)
 
     @property
     def remaining(self) -> int:
         return self.budget - self.spent
 
     def n_reps(self, i: int) -> int:
-        s = self.samples.get(int(i))
-        return 0 if s is None else len(s)
+        return int(self.count[int(i)])
+
+    def record(self, i: int, values: np.ndarray) -> None:
+        """Append replications ``values`` (n, n_obj) of design ``i`` and update its statistics."""
+        i = int(i)
+        old = self.samples.get(i)
+        s = values if old is None else np.concatenate([old, values])
+        self.samples[i] = s
+        self.count[i] = len(s)
+        self.mean[i] = s.mean(axis=0)
+        self.var[i] = s.var(axis=0, ddof=1) if len(s) > 1 else np.nan
 
     def sampled(self) -> np.ndarray:
         """Indices of the designs simulated so far (sorted)."""
-        return np.array(sorted(self.samples), dtype=np.int64)
+        return np.flatnonzero(self.count)
 
     def means(self, indices) -> np.ndarray:
         """Objective means of ``indices`` (shape (len, n_obj)); NaN for designs never simulated."""
-        out = np.full((len(indices), self.problem.n_obj), np.nan)
-        for k, i in enumerate(indices):
-            s = self.samples.get(int(i))
-            if s is not None and len(s):
-                out[k] = s.mean(axis=0)
-        return out
+        return self.mean[np.asarray(indices, dtype=np.int64)]
 
 
 class Solver:
@@ -99,6 +116,14 @@ class Solver:
         return {}
 
 
+def requests(indices, add) -> list[tuple[np.ndarray, int]]:
+    """Group ``add[k]`` replications of design ``indices[k]`` into ``(designs, replications each)``
+    requests, the shape :meth:`Solver._ask` returns."""
+    indices = np.asarray(indices, dtype=np.int64)
+    add = np.asarray(add, dtype=np.int64)
+    return [(indices[add == n], int(n)) for n in np.unique(add[add > 0])]
+
+
 def _workers(executor) -> int:
     for attr in ("_max_workers", "n_workers"):
         n = getattr(executor, attr, None)
@@ -121,12 +146,10 @@ def _batch_size(pairs: int, executor) -> int:
 def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progress=False) -> Result:
     """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
     entropy = resolve_seed(seed)
-    if budget is None:
-        budget = solver._default_budget(problem)
-    else:
-        budget = check_int("budget", budget, low=1)
+    given = budget is not None
+    budget = check_int("budget", budget, low=1) if given else solver._default_budget(problem)
     solver._check(problem, budget)
-    state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]))
+    state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]), budget_given=given)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -157,13 +180,12 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progr
             arrays = run_batches(problem, batches, entropy, executor, bar.update if bar else None)
             for (idx, _reps), arr in zip(batches, arrays, strict=True):
                 for k, i in enumerate(idx):
-                    old = state.samples.get(int(i))
-                    state.samples[int(i)] = arr[k] if old is None else np.concatenate([old, arr[k]])
+                    state.record(i, arr[k])
             state.spent += total
     finally:
         if bar is not None:
             bar.close()
-    order = np.array(sorted(state.samples), dtype=np.int64)
+    order = state.sampled()
     evaluations = summarise(
         problem.designs_frame(order), [state.samples[int(i)] for i in order], problem.objectives
     )

@@ -28,9 +28,9 @@ import math
 
 import numpy as np
 
-from mopt.core.errors import InputError, check_int
-from mopt.solvers.base import SearchState
-from mopt.solvers.ocba import Sequential, _requests, allocate, largest_remainder
+from mopt.core.errors import InputError, check_array, check_int
+from mopt.solvers.base import SearchState, requests
+from mopt.solvers.ocba import Sequential, allocate, largest_remainder
 
 __all__ = ["MOCBA", "mocba_ratios", "mocba_allocation"]
 
@@ -76,27 +76,11 @@ def _dominators_kernel():
     return _kernel
 
 
-def _table(name, values, shape=None):
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"'{name}' must be a table of numbers; got {values!r}.") from None
-    if arr.ndim != 2 or arr.size == 0:
-        raise InputError(f"'{name}' must be a non-empty (n_designs, n_obj) table; got shape {arr.shape}.")
-    if shape is not None and arr.shape != shape:
-        raise InputError(f"'{name}' must have shape {shape}; got {arr.shape}.")
-    if not np.isfinite(arr).all():
-        raise InputError(f"'{name}' must hold finite numbers.")
-    return arr
-
-
 def mocba_ratios(means, variances, n) -> np.ndarray:
     """MOCBA's allocation fractions (summing to 1) for the designs' ``means`` (n_designs, n_obj),
     per-replication ``variances`` (same shape) and current replications ``n`` (n_designs,)."""
-    M = _table("means", means)
-    V = _table("variances", variances, M.shape)
-    if (V < 0).any():
-        raise InputError("'variances' must be >= 0.")
+    M = check_array("means", means, ndim=2)
+    V = check_array("variances", variances, ndim=2, shape=M.shape, nonnegative=True)
     n = np.asarray(n, dtype=float)
     if n.shape != (len(M),) or not (n > 0).all():
         raise InputError(f"'n' must hold {len(M)} positive replication counts.")
@@ -134,21 +118,6 @@ def mocba_allocation(means, variances, n, budget) -> np.ndarray:
     return largest_remainder(add, budget)
 
 
-class _MomentCache:
-    """Per-design objective means and variances, recomputed only for designs with new replications."""
-
-    def __init__(self, k, n_obj):
-        self.n = np.zeros(k)
-        self.mean = np.zeros((k, n_obj))
-        self.var = np.zeros((k, n_obj))
-
-    def update(self, state: SearchState):
-        for i, s in state.samples.items():
-            if len(s) != self.n[i]:
-                self.n[i], self.mean[i], self.var[i] = len(s), s.mean(axis=0), s.var(axis=0, ddof=1)
-        return self.mean, self.var, self.n
-
-
 class MOCBA(Sequential):
     """Sequential multi-objective OCBA: ``n0`` replications of every design (None: see
     :class:`~mopt.solvers.ocba.Sequential`), then rounds of ``delta`` replications allocated by
@@ -176,14 +145,12 @@ class MOCBA(Sequential):
         k = problem.n_designs
         if state.spent == 0:
             self._rounds = 0
-            self._stats = _MomentCache(k, problem.n_obj)
             return [(np.arange(k), self._n0(problem, state.budget))]
         add = min(self._delta(problem, state.budget), state.remaining)
         if add <= 0:
             return []
-        M, V, n = self._stats.update(state)
         self._rounds += 1
-        return _requests(mocba_allocation(M, V, n, add))
+        return requests(np.arange(k), mocba_allocation(state.mean, state.var, state.count, add))
 
     def _info(self, state: SearchState):
         problem, budget = state.problem, state.budget

@@ -27,7 +27,7 @@ from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.pareto import pareto_mask
-from mopt.solvers.base import SearchState, Solver
+from mopt.solvers.base import SearchState, Solver, requests
 
 __all__ = ["NSGA2", "rank_and_crowding", "sbx_integer", "mutate_integer"]
 
@@ -228,12 +228,9 @@ class NSGA2(Solver):
             self._pop = state.rng.choice(problem.n_designs, size=self._pop_size(problem), replace=False)
             self._offspring = np.empty(0, dtype=np.int64)
             self._generation, self._r = 0, self._reps(problem)[0]
-            self._n = np.zeros(problem.n_designs, dtype=np.int64)  # replications behind self._mean
-            self._mean = np.full((problem.n_designs, problem.n_obj), np.nan)
             return [(self._pop, self._r)]
         n_max = self._reps(problem)[1]
         for _ in range(MAX_FREE_GENERATIONS):
-            self._refresh(state)
             self._select(state)
             if state.remaining <= 0:
                 return []
@@ -251,43 +248,36 @@ class NSGA2(Solver):
             self._r = min(n_max, self._r + 1)
         return []
 
-    def _refresh(self, state: SearchState) -> None:
-        """Update the cached sample means of the designs that got replications since the last call."""
-        for i, s in state.samples.items():
-            if len(s) != self._n[i]:
-                self._n[i] = len(s)
-                self._mean[i] = s.mean(axis=0)
-
     def _confirm(self, state: SearchState):
         """Top up the under-replicated designs of the observed front of every simulated design."""
         n_max = self._reps(state.problem)[1]
-        sampled = np.flatnonzero(self._n)
-        front = sampled[pareto_mask(self._mean[sampled])]
-        have = self._n[front]
+        sampled = state.sampled()
+        front = sampled[pareto_mask(state.mean[sampled])]
+        have = state.count[front]
         need = np.maximum(n_max - have, 0)
         order = np.lexsort((front, have))
         spend = np.diff(np.minimum(np.concatenate([[0], np.cumsum(need[order])]), state.remaining))
         add = np.zeros(len(front), dtype=np.int64)
         add[order] = spend
-        return _requests(front, add)
+        return requests(front, add)
 
     def _select(self, state: SearchState) -> None:
         """Environmental selection over parents + offspring on the current sample means."""
         if len(self._offspring):
             merged = np.concatenate([self._pop, self._offspring])
-            rank, crowding = rank_and_crowding(self._mean[merged])
+            rank, crowding = rank_and_crowding(state.mean[merged])
             order = np.lexsort((state.rng.random(len(merged)), -crowding, rank))
             self._pop = merged[order[: len(self._pop)]]
             self._offspring = np.empty(0, dtype=np.int64)
 
     def _ranked(self, state: SearchState) -> tuple[np.ndarray, np.ndarray]:
-        return rank_and_crowding(self._mean[self._pop])
+        return rank_and_crowding(state.mean[self._pop])
 
     def _next_generation(self, state: SearchState):
         """Top-ups of the survivors and replications of the offspring of one generation."""
         self._r = r = self._target(state)
         rank, crowding = self._ranked(state)
-        top_up = np.maximum(r - self._n[self._pop], 0)
+        top_up = np.maximum(r - state.count[self._pop], 0)
         self._starved = False
         if top_up.sum() >= state.remaining:  # last generation: top up the best-ranked first
             self._generation += 1
@@ -295,15 +285,15 @@ class NSGA2(Solver):
             spend = np.diff(np.minimum(np.concatenate([[0], np.cumsum(top_up[order])]), state.remaining))
             add = np.zeros(len(self._pop), dtype=np.int64)
             add[order] = spend
-            return _requests(self._pop, add)
+            return requests(self._pop, add)
         children = self._children(state, rank, crowding)
-        cost = np.maximum(r - self._n[children], 0)
+        cost = np.maximum(r - state.count[children], 0)
         affordable = np.cumsum(cost) <= state.remaining - top_up.sum()
         self._starved = not affordable.all()
         self._offspring = children[affordable]
         if len(self._offspring) or top_up.any():
             self._generation += 1
-        return _requests(np.concatenate([self._pop, self._offspring]),
+        return requests(np.concatenate([self._pop, self._offspring]),
                          np.concatenate([top_up, cost[affordable]]))
 
     def _children(self, state: SearchState, rank, crowding) -> np.ndarray:
@@ -328,13 +318,6 @@ class NSGA2(Solver):
         return np.array(found[:n], dtype=np.int64)
 
     def _info(self, state: SearchState) -> dict:
-        self._refresh(state)
         rank, _ = self._ranked(state)
         return {"generations": int(self._generation), "pop_size": int(len(self._pop)), "n_reps": int(self._r),
                 "selected": sorted(int(i) for i in self._pop[rank == 0])}
-
-
-def _requests(indices: np.ndarray, add: np.ndarray) -> list[tuple[np.ndarray, int]]:
-    """Group ``add[k]`` replications of ``indices[k]`` into ``(designs, replications each)`` requests."""
-    add = np.asarray(add, dtype=np.int64)
-    return [(indices[add == n], int(n)) for n in np.unique(add[add > 0])]

@@ -18,28 +18,10 @@ import math
 
 import numpy as np
 
-from mopt.core.errors import InputError, check_int
-from mopt.solvers.base import SearchState, Solver, resolve_utility, utility_scores
+from mopt.core.errors import InputError, check_array, check_int
+from mopt.solvers.base import SearchState, Solver, requests, resolve_utility, utility_scores
 
 __all__ = ["OCBA", "ocba_ratios", "ocba_allocation", "allocate", "largest_remainder"]
-
-
-def _vector(name: str, values, *, nonnegative: bool = False, allow_inf: bool = False) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"'{name}' must be a 1-d sequence of numbers; got {values!r}.") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise InputError(f"'{name}' must be a non-empty 1-d sequence of numbers; got shape {arr.shape}.")
-    bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
-    if nonnegative:
-        bad |= arr < 0
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        kind = "non-negative" if nonnegative else ""
-        raise InputError(f"'{name}' must hold {kind + ' ' if kind else ''}{'' if allow_inf else 'finite '}"
-                         f"numbers; got {arr[k]!r} at position {k}.")
-    return arr
 
 
 def ocba_ratios(means, variances) -> np.ndarray:
@@ -54,8 +36,8 @@ def ocba_ratios(means, variances) -> np.ndarray:
     * if every share is 0 (all variances zero, or a single finite design), the fractions are equal
       over the designs with a finite mean.
     """
-    means = _vector("means", means, allow_inf=True)
-    variances = _vector("variances", variances, nonnegative=True)
+    means = check_array("means", means, ndim=1, allow_inf=True)
+    variances = check_array("variances", variances, ndim=1, nonnegative=True)
     if len(variances) != len(means):
         raise InputError(f"'variances' must have one entry per design ({len(means)}); got {len(variances)}.")
     k = len(means)
@@ -151,8 +133,8 @@ def ocba_allocation(means, variances, budget, current=None, *, integer: bool = T
     [11, 9, 19, 9, 2]
     """
     budget = check_int("budget", budget, low=0)
-    means = _vector("means", means, allow_inf=True)
-    cur = np.zeros(len(means)) if current is None else _vector("current", current, nonnegative=True)
+    means = check_array("means", means, ndim=1, allow_inf=True)
+    cur = np.zeros(len(means)) if current is None else check_array("current", current, ndim=1, nonnegative=True)
     if len(cur) != len(means):
         raise InputError(f"'current' must have one entry per design ({len(means)}); got {len(cur)}.")
     add = allocate(ocba_ratios(means, variances), cur, budget)
@@ -169,20 +151,20 @@ class ScoreStats:
         self.n = np.zeros(n, dtype=np.int64)
         self.mean = np.full(n, np.nan)   # utility of the objective means
         self.var = np.full(n, np.nan)    # sample variance of the per-replication scores
+        self.cap = 0.0
 
     def update(self, state: SearchState) -> None:
-        stale = [i for i, s in state.samples.items() if len(s) != self.n[i]]
-        if not stale:
+        stale = np.flatnonzero(state.count != self.n)
+        if not len(stale):
             return
-        stale = np.array(sorted(stale), dtype=np.int64)
-        samples = [state.samples[int(i)] for i in stale]
-        counts = np.array([len(s) for s in samples])
-        per_rep = utility_scores(self.problem, self.utility, np.concatenate(samples))
-        means = utility_scores(self.problem, self.utility, np.array([s.mean(axis=0) for s in samples]))
+        counts = state.count[stale]
+        per_rep = utility_scores(self.problem, self.utility,
+                                 np.concatenate([state.samples[int(i)] for i in stale]))
+        means = utility_scores(self.problem, self.utility, state.mean[stale])
         finite = per_rep[np.isfinite(per_rep)]
-        # an infinite per-replication score (e.g. over a budget) counts as the worst finite one
-        cap = finite.max() if finite.size else 0.0
-        per_rep = np.where(np.isfinite(per_rep), per_rep, cap)
+        # an infinite per-replication score (e.g. over a budget) counts as the worst finite one seen
+        self.cap = max(self.cap, finite.max()) if finite.size else self.cap
+        per_rep = np.where(np.isfinite(per_rep), per_rep, self.cap)
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         sums = np.add.reduceat(per_rep, starts)
         sq = np.add.reduceat(per_rep**2, starts)
@@ -190,14 +172,6 @@ class ScoreStats:
         self.n[stale] = counts
         self.mean[stale] = means
         self.var[stale] = np.clip(var, 0.0, None)
-
-
-def _requests(add: np.ndarray) -> list[tuple[np.ndarray, int]]:
-    """Group an integer allocation into ``(designs, replications each)`` requests."""
-    out = []
-    for n in np.unique(add[add > 0]):
-        out.append((np.flatnonzero(add == n), int(n)))
-    return out
 
 
 class Sequential(Solver):
@@ -259,7 +233,7 @@ class OCBA(Sequential):
             return []
         self._stats.update(state)
         s = self._stats
-        return _requests(ocba_allocation(s.mean, s.var, add, current=s.n))
+        return requests(np.arange(problem.n_designs), ocba_allocation(s.mean, s.var, add, current=s.n))
 
     def _info(self, state: SearchState):
         self._stats.update(state)

@@ -151,8 +151,6 @@ class OO(Solver):
         return None if g is None else check_int("g", g, low=1, high=problem.n_designs)
 
     def _default_budget(self, problem):
-        # called only when no budget is given: then the plan is the default one, not a budget-filling one
-        self._given_budget = False
         n_rough, n_acc = self._reps(problem)
         u, s = self._plan(problem, None)
         return u * n_rough + s * (n_acc - n_rough)
@@ -167,8 +165,8 @@ class OO(Solver):
         problem = state.problem
         n_rough, n_acc = self._reps(problem)
         if state.spent == 0:
-            given = getattr(self, "_given_budget", True)
-            u, self._s_plan = self._plan(problem, state.budget if given else None)
+            # without a budget from the user, the default plan; with one, a plan that fills it
+            u, self._s_plan = self._plan(problem, state.budget if state.budget_given else None)
             if u == problem.n_designs:
                 self._rough = np.arange(u)
             else:
