@@ -58,3 +58,21 @@ def assert_same_result(a, b):
     assert a.n_evals == b.n_evals
     assert a.objectives == b.objectives
     pd.testing.assert_frame_equal(a.evaluations, b.evaluations, check_exact=True)
+
+
+# -- counting generated bad inputs (the fuzz tests report how many they tried) ----------------------
+#: entry point -> number of generated bad inputs checked in this session
+BAD_INPUTS: dict[str, int] = {}
+
+
+def count_bad_input(entry_point: str) -> None:
+    """Record that one generated bad input of ``entry_point`` was checked (reported after the run)."""
+    BAD_INPUTS[entry_point] = BAD_INPUTS.get(entry_point, 0) + 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if BAD_INPUTS:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(BAD_INPUTS.items()))
+        terminalreporter.write_line(
+            f"bad inputs checked: {sum(BAD_INPUTS.values())} ({parts}); each ended in one clear error"
+        )
