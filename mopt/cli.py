@@ -69,8 +69,19 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=_seed, default=None, metavar="S",
                        help="seed of the run (default: 1, or the scenario's [run] seed)")
         p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
-                       help="processes for the replications (>= 2: a process pool; same results)")
-        p.add_argument("--quiet", action="store_true", help="no progress bar")
+                       help="worker processes for the replications (>= 2: a local Dask cluster; "
+                            "same results)")
+        p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
+                            "(same results)")
+        p.add_argument("--quiet", action="store_true",
+                       help="no progress bar (it goes to stderr, never to stdout)")
+
+    def journal(p):
+        p.add_argument("--journal", default=None, metavar="FILE",
+                       help="SQLite file recording every finished batch of replications; run the "
+                            "same command again to resume a killed run without simulating anything "
+                            "twice (refused if written for another scenario or seed)")
 
     demo = sub.add_parser(
         "demo", help="ExPERT's reference scenario end to end (frontier, decisions, figure)",
@@ -79,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "choose, the static strategies, and a figure like the paper's Fig. 7.",
     )
     common(demo, "mopt-demo")
+    journal(demo)
     demo.set_defaults(func=_demo)
 
     frontier = sub.add_parser("frontier", help="the Pareto frontier of a scenario file",
@@ -86,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "front.csv, evaluations.csv, result.json and front.png.")
     frontier.add_argument("scenario", metavar="SCENARIO.toml")
     common(frontier, None)
+    journal(frontier)
     from mopt.solvers import METHODS
 
     frontier.add_argument("--method", default=None,
@@ -168,37 +181,36 @@ def _message(exc: BaseException) -> str:
 
 
 # -- shared pieces -----------------------------------------------------------------------------
-def _init_worker(threads: int) -> None:
-    """Share the cores between the workers: each runs the compiled simulators on ``threads``."""
-    import numba
-
-    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
-
-
 @contextmanager
-def _executor(workers: int):
-    """None (in-process) for one worker, else a process pool (results are identical).
-
-    Workers come from a fork server that has imported the simulators but never run them: forking
-    a process whose OpenMP runtime (numba's parallel loops) is already running is unsafe.
-    """
-    if workers < 2:
+def _executor(args):
+    """None (in-process), a running Dask cluster (``--scheduler``) or a local one (``--workers``
+    >= 2, one single-threaded worker process each, the cores shared between them).  Results are
+    identical in every case."""
+    if args.scheduler is not None and args.workers > 1:
+        raise InputError("give '--scheduler' (a running Dask cluster) or '--workers' (a local one), not both.")
+    if args.scheduler is None and args.workers < 2:
         yield None
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from distributed import Client
 
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if ctx.get_start_method() == "forkserver":
-        ctx.set_forkserver_preload(["mopt.expert"])
-    threads = (os.cpu_count() or 1) // workers
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
-        yield pool
+    from mopt.core.execute import local_cluster
+
+    if args.scheduler is not None:
+        try:
+            client = Client(args.scheduler, timeout=10)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise InputError(f"'--scheduler': cannot connect to a Dask scheduler at {args.scheduler!r} "
+                             f"({_message(exc)}).") from None
+        with client:
+            yield client
+        return
+    with local_cluster(args.workers) as client:
+        yield client
 
 
 def _progress(args) -> bool:
-    return not args.quiet and sys.stderr.isatty()
+    """A progress bar on stderr unless ``--quiet`` (updated every 10 s when stderr is not a TTY)."""
+    return not args.quiet
 
 
 def _fmt_n(n) -> str:
@@ -302,8 +314,8 @@ def _demo(args) -> int:
         f"(exhaustive), seed {seed}."
     )
     print(FS_NOTE)
-    with _executor(args.workers) as executor:
-        result = mopt.solve(problem, "exhaustive", seed=seed, executor=executor,
+    with _executor(args) as executor:
+        result = mopt.solve(problem, "exhaustive", seed=seed, executor=executor, journal=args.journal,
                             progress=_progress(args), n_reps=10)
     result = dataclasses.replace(result, info={**result.info, "scenario": "reference_environment(0.1)",
                                                "note": FS_NOTE})
@@ -378,10 +390,11 @@ def _frontier(args) -> int:
         print("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
               "the paper's Fig. 5 CDF, which is not available as data).")
     try:
-        with _executor(args.workers) as executor:
+        with _executor(args) as executor:
             # the problem carries the scenario's n_reps (every method's default)
             result = mopt.solve(problem, method, budget=budget, seed=seed, executor=executor,
-                                progress=_progress(args), **_method_options(args.option))
+                                journal=args.journal, progress=_progress(args),
+                                **_method_options(args.option))
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None
@@ -496,7 +509,7 @@ def _compare(args) -> int:
           f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
           f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
           "replications per strategy.")
-    with _executor(args.workers) as executor:
+    with _executor(args) as executor:
         df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
                      truth_reps=truth_reps, executor=executor, progress=_progress(args),
                      options=_method_options(args.option, per_method=True))

@@ -47,7 +47,9 @@ def test_demo_writes_outputs_and_chooses_from_the_frontier(tmp_path, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
     captured = capsys.readouterr()
-    assert captured.err == ""  # stderr is not a TTY here: no progress bar
+    # the progress bar (replications done / budget) goes to stderr, never into stdout
+    assert "exhaustive" in captured.err and "/2890" in captured.err and "rep" in captured.err
+    assert "rep/s" not in captured.out and "\r" not in captured.out
     for name in ("front.csv", "evaluations.csv", "result.json", "statics.csv", "front.png"):
         assert (out / name).is_file(), name
     assert (out / "front.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,48 +1,201 @@
-"""Running replications: in-process or on any ``concurrent.futures``-style executor.
+"""Running replications: in-process, on a ``concurrent.futures`` executor, or on a Dask cluster.
 
 Work is shipped in batches (designs × a range of replications); each batch is one call of
 :meth:`StochasticProblem.replicate`.  Because every replication is addressed by ``(seed, design,
-replication)``, the values do not depend on the batching or the executor.
+replication)``, the values do not depend on the batching, the executor or the order in which
+batches finish.
+
+A Dask ``distributed.Client`` (or its ``get_executor()``) gets the problem once per run
+(``scatter``, broadcast to every worker) and then only batch descriptions; if a worker dies, Dask
+runs its batches again elsewhere and the values are the same.
 """
 
 from __future__ import annotations
 
+import math
+import os
+from concurrent.futures import Future, as_completed
+from contextlib import contextmanager
+
 import numpy as np
 
-__all__ = ["run_batches", "make_batches"]
+__all__ = ["Runner", "local_cluster", "make_batches", "run_batches", "n_workers"]
 
 
 def make_batches(indices, reps, max_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Split designs ``indices`` × replications ``reps`` into batches of at most ``max_size`` pairs."""
+    """Split designs ``indices`` × replications ``reps`` into batches of at most ``max_size`` pairs
+    (at least one pair each).
+
+    Replications are split first: a batch holds every design for a range of replications while
+    the designs fit in ``max_size``, and one replication of a range of designs otherwise.  Under
+    common random numbers a simulator may share work between the designs of one replication (the
+    ExPERT estimator simulates the throughput phase once per replication), so cutting across
+    designs would repeat it.
+    """
     indices = np.asarray(indices, dtype=np.int64)
     reps = np.asarray(reps, dtype=np.int64)
     if len(indices) == 0 or len(reps) == 0:
         return []
-    per = max(1, max_size // max(1, len(reps)))
-    return [(indices[k : k + per], reps) for k in range(0, len(indices), per)]
+    max_size = max(1, int(max_size))
+    if len(indices) <= max_size:
+        per = max_size // len(indices)
+        return [(indices, reps[k : k + per]) for k in range(0, len(reps), per)]
+    return [(indices[k : k + max_size], reps[r : r + 1]) for r in range(len(reps))
+            for k in range(0, len(indices), max_size)]
+
+
+def _dask_client(executor):
+    """The ``distributed.Client`` behind ``executor`` (a Client or a ClientExecutor), else None."""
+    module = type(executor).__module__ or ""
+    if not module.startswith("distributed"):
+        return None
+    if hasattr(executor, "scatter") and hasattr(executor, "gather"):
+        return executor
+    return getattr(executor, "_client", None)
+
+
+def n_workers(executor) -> int:
+    """How many batches ``executor`` runs at once (1 in-process; 4 if it does not say)."""
+    if executor is None:
+        return 1
+    client = _dask_client(executor)
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # noqa: BLE001 - a client that cannot answer yet
+            return 1
+    for attr in ("_max_workers", "n_workers"):
+        n = getattr(executor, attr, None)
+        if isinstance(n, int) and n > 0:
+            return n
+    return 4
+
+
+def _replicate(problem, indices, reps, entropy):
+    return problem.replicate(indices, reps, entropy)
+
+
+class Runner:
+    """Ships batches of one problem and seed to an executor and yields them as they finish.
+
+    Parameters
+    ----------
+    problem : StochasticProblem
+    entropy : int
+        The run's seed.
+    executor : None, concurrent.futures.Executor, distributed.Client or ClientExecutor
+        Anything else with ``submit(fn, *args) -> future`` whose futures have ``result()`` works
+        too (results are then collected in submission order).
+    """
+
+    def __init__(self, problem, entropy: int, executor=None):
+        self.problem = problem
+        self.entropy = int(entropy)
+        self.executor = executor
+        self._client = None if executor is None else _dask_client(executor)
+        self._shipped = None  # the problem scattered to the Dask workers
+
+    @property
+    def workers(self) -> int:
+        return n_workers(self.executor)
+
+    def batch_size(self, pairs: int, batch_size: int | None = None, *, journal: bool = False) -> int:
+        """Design × replication pairs per batch: ``batch_size`` if given; else, in-process, all in
+        one vectorised call (about 16 calls with a journal, so that work is committed as it goes);
+        on an executor, about four batches per worker, so that work spreads and stragglers are short."""
+        if batch_size is not None:
+            return int(batch_size)
+        if self.executor is None:
+            return max(1, math.ceil(pairs / 16)) if journal else max(1, pairs)
+        return max(1, math.ceil(pairs / (4 * self.workers)))
+
+    def run(self, batches):
+        """Yield ``(k, values)`` for each of ``batches`` (a list of ``(indices, reps)``) as it finishes;
+        ``values`` has shape (len(indices), len(reps), n_obj)."""
+        if self.executor is None:
+            for k, (idx, reps) in enumerate(batches):
+                yield k, self.problem.replicate(idx, reps, self.entropy)
+            return
+        if self._client is not None:
+            yield from self._run_dask(batches)
+            return
+        futures = {self.executor.submit(_replicate, self.problem, idx, reps, self.entropy): k
+                   for k, (idx, reps) in enumerate(batches)}
+        try:
+            if all(isinstance(f, Future) for f in futures):
+                for fut in as_completed(futures):
+                    yield futures[fut], np.asarray(fut.result())
+            else:  # a duck-typed executor: collect in order
+                for fut, k in futures.items():
+                    yield k, np.asarray(fut.result())
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+    def _run_dask(self, batches):
+        from distributed import as_completed as dask_completed
+
+        client = self._client
+        if self._shipped is None:
+            self._shipped = client.scatter(self.problem, broadcast=True, hash=False)
+        futures = [client.submit(_replicate, self._shipped, idx, reps, self.entropy, pure=False)
+                   for idx, reps in batches]
+        order = {fut.key: k for k, fut in enumerate(futures)}
+        try:
+            for fut in dask_completed(futures):
+                yield order[fut.key], np.asarray(fut.result())
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+
+    def close(self) -> None:
+        if self._shipped is not None:
+            try:
+                self._client.cancel(self._shipped)
+            except Exception:  # noqa: BLE001 - a cluster already gone
+                pass
+            self._shipped = None
 
 
 def run_batches(problem, batches, entropy: int, executor=None, on_done=None) -> list[np.ndarray]:
     """Evaluate ``batches`` of ``(indices, reps)`` and return their arrays in order.
 
-    Parameters
-    ----------
-    executor : concurrent.futures.Executor or None
-        Anything with ``submit(fn, *args) -> future`` whose futures have ``result()``
-        (``ProcessPoolExecutor``, a Dask ``Client`` or ``client.get_executor()``).
-    on_done : callable or None
-        Called with the number of replications of each batch as it finishes (progress bars).
+    ``on_done`` is called with the number of replications of each batch as it finishes.
     """
-    out = []
-    if executor is None:
-        for idx, reps in batches:
-            out.append(problem.replicate(idx, reps, entropy))
+    runner = Runner(problem, entropy, executor)
+    out: list = [None] * len(batches)
+    try:
+        for k, values in runner.run(batches):
+            out[k] = values
             if on_done:
-                on_done(len(idx) * len(reps))
-        return out
-    futures = [executor.submit(problem.replicate, idx, reps, entropy) for idx, reps in batches]
-    for (idx, reps), fut in zip(batches, futures, strict=True):
-        out.append(np.asarray(fut.result()))
-        if on_done:
-            on_done(len(idx) * len(reps))
+                on_done(values.shape[0] * values.shape[1])
+    finally:
+        runner.close()
     return out
+
+
+@contextmanager
+def local_cluster(n_workers: int, *, threads: int | None = None):
+    """A ``distributed.Client`` of a local Dask cluster of ``n_workers`` processes (closed on exit).
+
+    Each worker runs one task at a time and gives its compiled simulators ``threads`` threads
+    (default: the cores divided among the workers), so that workers do not fight over cores.
+
+    Examples
+    --------
+    >>> import mopt
+    >>> from mopt.core.execute import local_cluster
+    >>> with local_cluster(2) as client:                                   # doctest: +SKIP
+    ...     result = mopt.solve(problem, "exhaustive", seed=1, executor=client)
+    """
+    import logging
+
+    import dask
+    from distributed import Client, LocalCluster
+
+    threads = threads or max(1, (os.cpu_count() or 1) // n_workers)
+    # numba reads its thread count when a worker imports it: set it before the workers start
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": str(threads)}):
+        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+    with cluster, Client(cluster) as client:
+        yield client

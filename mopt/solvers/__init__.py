@@ -17,7 +17,8 @@ __all__ = ["METHODS", "solve", "Solver", "ocba_allocation"]
 METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA, NSGA2)}
 
 
-def solve(problem, method: str, *, budget=None, seed=None, executor=None, progress=False, **options):
+def solve(problem, method: str, *, budget=None, seed=None, executor=None, journal=None, progress=False,
+          batch_size=None, **options):
     """Search ``problem`` with ``method`` and return a :class:`~mopt.Result`.
 
     Parameters
@@ -29,10 +30,21 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, progre
         Replications to spend at most (None: the method's natural budget).
     seed : int, numpy.random.Generator or None
         Same seed ⇒ same result, whatever the executor or batching.
-    executor : concurrent.futures.Executor, dask Client or None
-        Where replications run (None: in this process).
+    executor : concurrent.futures.Executor, distributed.Client or None
+        Where replications run (None: in this process).  A Dask ``Client`` (or
+        ``client.get_executor()``) gets the problem once and then batches; a worker lost mid-run
+        costs time, not results.
+    journal : str, PathLike, Journal or None
+        An SQLite file that records every finished batch of replications.  Started again with the
+        same problem and seed, a killed run resumes: what the journal holds is not simulated again
+        and the result equals that of an uninterrupted run.  A journal of another problem or seed
+        is refused; with ``seed=None`` the journal's seed is used.  Any method may reuse the
+        journal of the same problem and seed.
     progress : bool
-        Show a progress bar of replications spent / budget.
+        Show a progress bar (stderr) of replications done / budget, with the time left.
+    batch_size : int or None
+        Design × replication pairs per batch (None: all at once in-process, about four batches
+        per worker on an executor).  Results do not depend on it.
     **options
         Method options (e.g. ``n_reps`` for ``exhaustive``, ``alpha`` for ``blind_pick``).
 
@@ -58,4 +70,4 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, progre
     if method not in METHODS:
         raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r}.")
     return run(problem, METHODS[method](**options), budget=budget, seed=seed, executor=executor,
-               progress=progress)
+               journal=journal, progress=progress, batch_size=batch_size)

@@ -7,13 +7,13 @@ ships batches to the executor and builds the :class:`~mopt.Result`.
 
 from __future__ import annotations
 
-import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mopt.core.errors import InputError, MoptError, check_int
-from mopt.core.execute import make_batches, run_batches
+from mopt.core.execute import Runner, make_batches
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
 
@@ -124,42 +124,53 @@ def requests(indices, add) -> list[tuple[np.ndarray, int]]:
     return [(indices[add == n], int(n)) for n in np.unique(add[add > 0])]
 
 
-def _workers(executor) -> int:
-    for attr in ("_max_workers", "n_workers"):
-        n = getattr(executor, attr, None)
-        if isinstance(n, int) and n > 0:
-            return n
-    try:  # a dask Client
-        return max(1, sum(executor.nthreads().values()))
-    except Exception:  # noqa: BLE001 - anything that is not a Client
-        return 4
+def _plan(state: SearchState, requests) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The replications a round asks for, as groups ``(designs, replication indices)``: each design
+    continues from the replications it has (a design named in several requests gets their sum)."""
+    add: dict[int, int] = {}
+    for idx, n in requests:
+        for i in np.unique(np.asarray(idx, dtype=np.int64)):
+            add[int(i)] = add.get(int(i), 0) + int(n)
+    by_key: dict[tuple[int, int], list[int]] = {}
+    for i, n in add.items():
+        if n > 0:
+            by_key.setdefault((state.n_reps(i), n), []).append(i)
+    return [(np.array(sorted(group), dtype=np.int64), np.arange(have, have + n, dtype=np.int64))
+            for (have, n), group in sorted(by_key.items())]
 
 
-def _batch_size(pairs: int, executor) -> int:
-    """Design × replication pairs per batch: all in one (vectorised) call in-process; about four
-    batches per worker on an executor, so that work spreads and stragglers stay short."""
-    if executor is None:
-        return max(1, pairs)
-    return max(1, math.ceil(pairs / (4 * _workers(executor))))
+def _open_journal(journal, problem, seed):
+    """(Journal or None, seed entropy, whether to close the journal at the end)."""
+    from mopt.core.journal import Journal
+
+    if journal is None:
+        return None, resolve_seed(seed), False
+    if isinstance(journal, Journal):
+        if seed is not None and resolve_seed(seed) != journal.seed:
+            raise InputError(f"'seed' {resolve_seed(seed)} differs from the journal's seed {journal.seed}.")
+        return journal, journal.seed, False
+    if not isinstance(journal, (str, os.PathLike)):
+        raise TypeError(f"'journal' must be a file path or None; got {type(journal).__name__}.")
+    j = Journal(journal, problem, None if seed is None else resolve_seed(seed))
+    return j, j.seed, True
 
 
-def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progress=False) -> Result:
+def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journal=None, progress=False,
+        batch_size=None) -> Result:
     """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
-    entropy = resolve_seed(seed)
     given = budget is not None
     budget = check_int("budget", budget, low=1) if given else solver._default_budget(problem)
+    if batch_size is not None:
+        batch_size = check_int("batch_size", batch_size, low=1)
     solver._check(problem, budget)
+    jr, entropy, own = _open_journal(journal, problem, seed)
+    runner = Runner(problem, entropy, executor)
     state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]), budget_given=given)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=budget, unit="rep", desc=solver.name, leave=False)
+    bar = _progress_bar(progress, budget, solver.name)
+    reused = 0
     try:
         while True:
             requests = solver._ask(state)
-            if not requests:
-                break
             total = sum(len(np.atleast_1d(idx)) * int(n) for idx, n in requests)
             if total == 0:
                 break
@@ -168,35 +179,82 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, progr
                     f"method {solver.name!r} asked for {total} replications with {state.remaining} left "
                     "(a bug in the method: please report it)."
                 )
-            batches = []
-            for idx, n in requests:
-                idx = np.unique(np.asarray(idx, dtype=np.int64))
-                by_count: dict[int, list[int]] = {}
-                for i in idx:
-                    by_count.setdefault(state.n_reps(i), []).append(int(i))
-                for have, group in sorted(by_count.items()):
-                    reps = np.arange(have, have + int(n))
-                    batches += make_batches(group, reps, _batch_size(len(group) * len(reps), executor))
-            arrays = run_batches(problem, batches, entropy, executor, bar.update if bar else None)
-            for (idx, _reps), arr in zip(batches, arrays, strict=True):
-                for k, i in enumerate(idx):
-                    state.record(i, arr[k])
+            reused += _round(state, _plan(state, requests), runner, jr, bar, batch_size)
             state.spent += total
     finally:
+        runner.close()
         if bar is not None:
             bar.close()
+        if own:
+            jr.close()
     order = state.sampled()
     evaluations = summarise(
         problem.designs_frame(order), [state.samples[int(i)] for i in order], problem.objectives
     )
+    info = {"budget": int(budget), **solver._info(state)}
+    if jr is not None:
+        info["journal"] = {"path": str(jr.path), "reused": int(reused), "simulated": int(state.spent - reused)}
     return Result(
         method=solver.name,
         seed=entropy,
         n_evals=int(state.spent),
         objectives=tuple(problem.objectives),
         evaluations=evaluations,
-        info={"budget": int(budget), **solver._info(state)},
+        info=info,
     )
+
+
+def _round(state, groups, runner, journal, bar, batch_size) -> int:
+    """Run one round's ``groups`` (taking what the journal holds) and record them; return the
+    number of replications taken from the journal."""
+    m = state.problem.n_obj
+    values = [np.full((len(idx), len(reps), m), np.nan) for idx, reps in groups]
+    batches, where = [], []  # where[b] = (group, rows of the group, columns of the group)
+    reused = 0
+    pairs = sum(len(idx) * len(reps) for idx, reps in groups)
+    size = runner.batch_size(pairs, batch_size, journal=journal is not None)
+    for g, (idx, reps) in enumerate(groups):
+        found = np.zeros((len(idx), len(reps)), dtype=bool)
+        if journal is not None:
+            found, known = journal.lookup(idx, reps)
+            values[g][found] = known[found]
+            reused += int(found.sum())
+        # designs missing the same replications are batched together
+        patterns: dict[bytes, list[int]] = {}
+        for row in np.flatnonzero(~found.all(axis=1)):
+            patterns.setdefault(found[row].tobytes(), []).append(int(row))
+        for rows in patterns.values():
+            cols = np.flatnonzero(~found[rows[0]])
+            for sub_rows, sub_cols in make_batches(rows, cols, size):  # positions in the group
+                batches.append((idx[sub_rows], reps[sub_cols]))
+                where.append((g, sub_rows, sub_cols))
+    if bar is not None and reused:
+        bar.update(reused)
+    for b, arr in runner.run(batches):
+        g, rows, cols = where[b]
+        values[g][np.ix_(rows, cols)] = arr
+        if journal is not None:
+            journal.commit(*batches[b], arr)
+        if bar is not None:
+            bar.update(arr.shape[0] * arr.shape[1])
+    for (idx, _reps), vals in zip(groups, values, strict=True):
+        for k, i in enumerate(idx):
+            state.record(i, vals[k])
+    return reused
+
+
+def _progress_bar(progress, budget: int, name: str):
+    """A tqdm bar of replications done / budget with the time left, on stderr (never stdout);
+    None when ``progress`` is false."""
+    if not progress:
+        return None
+    import sys
+
+    from tqdm.auto import tqdm
+
+    tty = sys.stderr.isatty()
+    return tqdm(total=budget, unit="rep", desc=name, leave=False, file=sys.stderr, dynamic_ncols=True,
+                mininterval=0.1 if tty else 10.0)
 
 
 def resolve_utility(problem, utility):

@@ -1,0 +1,188 @@
+"""The journal: an SQLite record of every replication a run has finished, for resuming and reuse.
+
+A replication is addressed by ``(seed, design, replication)`` and depends on nothing else (see
+:mod:`mopt.core.random`), so a journal of one problem and one seed is a cache that any later run
+of that problem and seed may read: a run killed at any moment and started again replays its
+search, takes every replication the journal holds instead of simulating it, and ends with exactly
+the result of an uninterrupted run.  The search decisions are replayed, not stored: they follow
+from the seed and the replications.
+
+Every finished batch is committed in one transaction (WAL mode), so a crash loses at most the
+batches still running.  A journal records the problem's fingerprint and the seed; opening it for
+another problem or seed is refused rather than mixed in.
+
+Tables: ``meta(key, value)`` and ``replications(design, rep, <objective>...)`` with one row per
+replication (primary key ``(design, rep)``, objective values as REAL; NaN is stored as NULL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+from mopt.core.errors import InputError
+
+__all__ = ["Journal"]
+
+FORMAT = "mopt-journal-1"
+_SHIFT = np.int64(1) << np.int64(32)  # key = design * 2**32 + rep
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Journal:
+    """The replications of one problem and seed, kept in the SQLite file ``path``.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The journal file; created (with its directory) if it does not exist.
+    problem : StochasticProblem
+        Its :meth:`~mopt.core.problem.StochasticProblem.fingerprint` and objectives are recorded.
+    seed : int or None
+        The run's seed (entropy).  None adopts the seed of an existing journal (a run started again
+        without a seed resumes), or raises for a new journal.
+
+    Examples
+    --------
+    >>> import tempfile, os, mopt
+    >>> problem = mopt.NormalProblem([[1.0], [2.0]], sd=1.0)
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.sqlite")
+    >>> with Journal(path, problem, seed=7) as j:
+    ...     j.commit([0, 1], [0, 1], np.ones((2, 2, 1)))
+    >>> with Journal(path, problem, seed=None) as j:
+    ...     j.seed, len(j)
+    (7, 4)
+    """
+
+    def __init__(self, path, problem, seed: int | None):
+        self.path = Path(path)
+        self.objectives = tuple(problem.objectives)
+        self.fingerprint = problem.fingerprint()
+        if self.path.exists() and self.path.is_dir():
+            raise InputError(f"'journal' must be a file; {str(self.path)!r} is a directory.")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self.seed = self._open(seed)
+            self._load()
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise InputError(f"journal {str(self.path)!r} is not a mopt journal (SQLite says: {exc}).") from None
+
+    # -- opening -----------------------------------------------------------------------------
+    def _open(self, seed: int | None) -> int:
+        db = self._db
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            if seed is None:
+                raise InputError(f"journal {str(self.path)!r} is new: give the run a seed.")
+            meta = {"format": FORMAT, "fingerprint": self.fingerprint, "seed": str(int(seed)),
+                    "objectives": json.dumps(self.objectives)}
+            columns = ", ".join(f"{_quote(o)} REAL" for o in self.objectives)
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+            db.execute(f"CREATE TABLE replications (design INTEGER NOT NULL, rep INTEGER NOT NULL, "
+                       f"{columns}, PRIMARY KEY (design, rep)) WITHOUT ROWID")
+            db.execute("COMMIT")
+            return int(seed)
+        if tables != {"meta", "replications"}:
+            raise InputError(f"journal {str(self.path)!r} is not a mopt journal (tables {sorted(tables)}).")
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        if meta.get("format") != FORMAT:
+            raise InputError(f"journal {str(self.path)!r} has format {meta.get('format')!r}; this mopt "
+                             f"reads {FORMAT!r}.")
+        if meta.get("fingerprint") != self.fingerprint:
+            raise InputError(
+                f"journal {str(self.path)!r} was written for another problem (fingerprint "
+                f"{meta.get('fingerprint')}, this problem {self.fingerprint}); use another journal file."
+            )
+        stored = int(meta["seed"])
+        if seed is not None and int(seed) != stored:
+            raise InputError(f"journal {str(self.path)!r} was written with seed {stored}, not {int(seed)}; "
+                             "use another journal file, or that seed to resume.")
+        return stored
+
+    def _load(self) -> None:
+        """Read every committed replication (sorted keys for vectorised look-ups)."""
+        cols = ", ".join(_quote(o) for o in self.objectives)
+        rows = self._db.execute(f"SELECT design, rep, {cols} FROM replications ORDER BY design, rep").fetchall()
+        m = len(self.objectives)
+        if rows:
+            arr = np.array(rows, dtype=float).reshape(len(rows), 2 + m)  # None (NaN) -> nan
+            self._keys = arr[:, 0].astype(np.int64) * _SHIFT + arr[:, 1].astype(np.int64)
+            self._values = arr[:, 2:]
+        else:
+            self._keys = np.empty(0, dtype=np.int64)
+            self._values = np.empty((0, m))
+        self.n_loaded = len(rows)
+        self.n_committed = 0
+
+    def __len__(self) -> int:
+        """Replications in the journal (loaded at opening plus committed since)."""
+        return self.n_loaded + self.n_committed
+
+    # -- reading and writing -------------------------------------------------------------------
+    def lookup(self, indices, reps) -> tuple[np.ndarray, np.ndarray]:
+        """Which of the pairs ``indices × reps`` were in the journal when it was opened.
+
+        Returns ``(found, values)``: a boolean array (len(indices), len(reps)) and the values
+        (len(indices), len(reps), n_obj), NaN where not found.
+        """
+        indices = np.asarray(indices, dtype=np.int64)
+        reps = np.asarray(reps, dtype=np.int64)
+        keys = (indices[:, None] * _SHIFT + reps[None, :]).ravel()
+        pos = np.searchsorted(self._keys, keys)
+        found = pos < len(self._keys)
+        found[found] = self._keys[pos[found]] == keys[found]
+        values = np.full((len(keys), len(self.objectives)), np.nan)
+        values[found] = self._values[pos[found]]
+        shape = (len(indices), len(reps))
+        return found.reshape(shape), values.reshape(*shape, len(self.objectives))
+
+    def commit(self, indices, reps, values) -> None:
+        """Record the replications ``values`` (len(indices), len(reps), n_obj) in one transaction."""
+        indices = np.asarray(indices, dtype=np.int64)
+        reps = np.asarray(reps, dtype=np.int64)
+        values = np.asarray(values, dtype=float)
+        rows = [
+            (int(i), int(r), *[None if np.isnan(v) else float(v) for v in values[a, b]])
+            for a, i in enumerate(indices)
+            for b, r in enumerate(reps)
+        ]
+        marks = ", ".join("?" * (2 + len(self.objectives)))
+        db = self._db
+        before = db.total_changes
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # a pair already present holds the same values (they depend on seed, design, rep only)
+            db.executemany(f"INSERT OR IGNORE INTO replications VALUES ({marks})", rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self.n_committed += db.total_changes - before
+
+    def close(self) -> None:
+        db = getattr(self, "_db", None)
+        if db is not None:
+            db.close()
+            self._db = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Journal({os.fspath(self.path)!r}, seed={self.seed}, {len(self)} replications)"

@@ -1,0 +1,149 @@
+"""The SQLite journal: resume without simulating anything twice, refuse foreign journals."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from conftest import assert_same_result
+
+import mopt
+from mopt.core.errors import InputError
+from mopt.core.journal import Journal
+
+
+class CountingProblem(mopt.NormalProblem):
+    """A NormalProblem that counts every (design, replication) it simulates."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.simulated: list[tuple[int, int]] = []
+
+    def _replicate(self, indices, reps, entropy):
+        self.simulated += [(int(i), int(r)) for i in indices for r in reps]
+        return super()._replicate(indices, reps, entropy)
+
+
+def problem(**kw):
+    means = np.array([[1.0, 5.0], [2.0, 3.0], [3.0, 2.5], [4.0, 1.0], [2.5, 4.5], [3.5, 3.5]])
+    return CountingProblem(means, sd=kw.pop("sd", 1.0), **kw)
+
+
+def test_commit_and_lookup_round_trip_exactly(tmp_path):
+    p = problem()
+    values = np.random.default_rng(0).normal(size=(3, 4, 2))
+    values[1, 2, 0] = np.nan  # NaN is stored as NULL and comes back as NaN
+    values[2, 3, 1] = np.inf
+    with Journal(tmp_path / "j.sqlite", p, seed=5) as j:
+        j.commit([0, 2, 5], [0, 1, 2, 3], values)
+        assert len(j) == 12
+    with Journal(tmp_path / "j.sqlite", p, seed=5) as j:
+        found, got = j.lookup([5, 0, 1], [3, 0, 4])
+    assert found.tolist() == [[True, True, False], [True, True, False], [False, False, False]]
+    np.testing.assert_array_equal(got[0, 0], values[2, 3])  # exact doubles, inf kept
+    np.testing.assert_array_equal(got[1, 1], values[0, 0])
+    assert np.isnan(got[2]).all()
+    with sqlite3.connect(tmp_path / "j.sqlite") as db:  # readable with plain SQL, one row per replication
+        rows = db.execute('SELECT design, rep, "f1", "f2" FROM replications WHERE design = 0 AND rep = 1').fetchall()
+    assert rows == [(0, 1, values[0, 1, 0], values[0, 1, 1])]
+
+
+@pytest.mark.parametrize("method,options", [("exhaustive", {"n_reps": 4}), ("ocba", {"n0": 3, "delta": 5}),
+                                            ("mocba", {"n0": 3}), ("nsga2", {"pop_size": 4}),
+                                            ("oo", {"s": 3}), ("blind_pick", {"alpha": 0.5})])
+def test_a_rerun_reads_everything_from_the_journal_and_matches(tmp_path, method, options):
+    p = problem()
+    budget = 60
+    plain = mopt.solve(problem(), method, budget=budget, seed=3, **options)
+    first = mopt.solve(p, method, budget=budget, seed=3, journal=tmp_path / "j.sqlite", **options)
+    assert_same_result(plain, first)
+    assert first.info["journal"]["reused"] == 0
+    assert len(p.simulated) == len(set(p.simulated)) == first.n_evals
+
+    again = problem()
+    second = mopt.solve(again, method, budget=budget, seed=3, journal=tmp_path / "j.sqlite", **options)
+    assert_same_result(plain, second)
+    assert again.simulated == []  # nothing simulated twice
+    assert second.info["journal"] == {"path": str(tmp_path / "j.sqlite"), "reused": second.n_evals,
+                                      "simulated": 0}
+
+
+def test_a_partial_journal_is_completed_without_repeats(tmp_path):
+    """A journal holding an arbitrary subset (as a killed run leaves it) is used, the rest simulated."""
+    path = tmp_path / "j.sqlite"
+    full = mopt.solve(problem(), "ocba", budget=120, seed=9, n0=4, delta=6)
+    # commit a scattered subset of the replications the run needs
+    ref = problem()
+    vals = ref.replicate(np.arange(6), np.arange(20), 9)
+    keep = np.random.default_rng(1).random((6, 20)) < 0.4
+    with Journal(path, ref, seed=9) as j:
+        for i in range(6):
+            reps = np.flatnonzero(keep[i])
+            j.commit([i], reps, vals[i : i + 1, reps])
+    p = problem()
+    resumed = mopt.solve(p, "ocba", budget=120, seed=9, journal=path, n0=4, delta=6)
+    assert_same_result(full, resumed)
+    needed = {(int(i), r) for i, n in zip(full.evaluations["design"], full.evaluations["n_reps"], strict=True)
+              for r in range(n)}
+    held = {(i, int(r)) for i in range(6) for r in np.flatnonzero(keep[i])}
+    assert set(p.simulated) == needed - held and len(p.simulated) == len(set(p.simulated))
+    assert resumed.info["journal"]["reused"] == len(needed & held)
+
+
+def test_a_journal_of_another_seed_or_problem_is_refused(tmp_path):
+    path = tmp_path / "j.sqlite"
+    mopt.solve(problem(), "exhaustive", seed=3, journal=path, n_reps=2)
+    with pytest.raises(InputError, match=r"j.sqlite.*seed 3, not 4"):
+        mopt.solve(problem(), "exhaustive", seed=4, journal=path, n_reps=2)
+    with pytest.raises(InputError, match=r"j.sqlite.*another problem"):
+        mopt.solve(problem(sd=2.0), "exhaustive", seed=3, journal=path, n_reps=2)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM replications").fetchone() == (12,)  # untouched
+
+
+def test_seed_none_adopts_the_journals_seed(tmp_path):
+    path = tmp_path / "j.sqlite"
+    with pytest.raises(InputError, match="new: give the run a seed"):
+        mopt.solve(problem(), "exhaustive", journal=path, n_reps=2)
+    a = mopt.solve(problem(), "exhaustive", seed=11, journal=path, n_reps=2)
+    b = mopt.solve(problem(), "exhaustive", journal=path, n_reps=2)
+    assert b.seed == 11
+    assert_same_result(a, b)
+
+
+def test_another_method_reuses_the_same_replications(tmp_path):
+    """Replications depend on (seed, design, replication) only: any method may take them."""
+    path = tmp_path / "j.sqlite"
+    mopt.solve(problem(), "exhaustive", seed=2, journal=path, n_reps=10)
+    p = problem()
+    res = mopt.solve(p, "ocba", budget=60, seed=2, journal=path, n0=5, delta=5)
+    assert_same_result(mopt.solve(problem(), "ocba", budget=60, seed=2, n0=5, delta=5), res)
+    assert p.simulated == [] or all(r >= 10 for _, r in p.simulated)
+
+
+@pytest.mark.parametrize("content", [b"not a database at all, just text\n" * 10, b""])
+def test_a_file_that_is_not_a_journal_is_refused_by_name(tmp_path, content):
+    path = tmp_path / "notes.sqlite"
+    path.write_bytes(content)
+    if content:
+        with pytest.raises(InputError, match=r"notes.sqlite.*not a mopt journal"):
+            mopt.solve(problem(), "exhaustive", seed=1, journal=path, n_reps=2)
+        assert path.read_bytes() == content  # never overwritten
+    else:  # an empty file is an empty SQLite database: it becomes a journal
+        assert mopt.solve(problem(), "exhaustive", seed=1, journal=path, n_reps=2).n_evals == 12
+
+
+def test_an_sqlite_file_of_something_else_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (x)")
+    with pytest.raises(InputError, match=r"other.sqlite.*not a mopt journal"):
+        mopt.solve(problem(), "exhaustive", seed=1, journal=path, n_reps=2)
+
+
+def test_bad_journal_arguments_name_the_parameter(tmp_path):
+    with pytest.raises(TypeError, match="'journal'"):
+        mopt.solve(problem(), "exhaustive", seed=1, journal=3, n_reps=2)
+    with pytest.raises(InputError, match="'journal'.*directory"):
+        mopt.solve(problem(), "exhaustive", seed=1, journal=tmp_path, n_reps=2)
