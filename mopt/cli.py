@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import math
 import os
 import sys
@@ -63,9 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(p, out_default: str | None):
+    def common(p, out_default: str | None, stdout: bool = False):
+        dash = "; '-' writes front.csv to stdout, messages and progress to stderr" if stdout else ""
         p.add_argument("--out", metavar="DIR", default=out_default,
-                       help=f"output directory (default: {out_default or './mopt-<scenario name>'})")
+                       help=f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
         p.add_argument("--seed", type=_seed, default=None, metavar="S",
                        help="seed of the run (default: 1, or the scenario's [run] seed)")
         p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
@@ -97,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Search the strategy grid of SCENARIO.toml and write "
                                           "front.csv, evaluations.csv, result.json and front.png.")
     frontier.add_argument("scenario", metavar="SCENARIO.toml")
-    common(frontier, None)
+    common(frontier, None, stdout=True)
     journal(frontier)
     from mopt.solvers import METHODS
 
@@ -376,18 +378,20 @@ def _frontier(args) -> int:
         raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
     budget = args.budget if args.budget is not None else scenario.budget
     seed = scenario.seed if args.seed is None else args.seed
+    to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
+    say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
     problem = scenario.problem(seed=seed)
-    print(f"{scenario.path}: {problem.n_designs} strategies"
+    say(f"{scenario.path}: {problem.n_designs} strategies"
           + (f" ({problem.n_excluded} that can never finish left out)" if problem.n_excluded else "")
           + f"; method {method}, {scenario.n_reps} replications each, seed {seed}"
           + (f", budget {budget}" if budget is not None else "") + ".")
     if scenario.observed is not None:
         tail = scenario.observed
-        print(f"observed: the tail starts at T_tail = {tail.t_tail:g} s with {tail.n_remaining} of "
+        say(f"observed: the tail starts at T_tail = {tail.t_tail:g} s with {tail.n_remaining} of "
               f"{tail.n_tasks} tasks remaining (online turnaround model; t_ur = {scenario.env.t_ur:.1f} s).")
     if scenario.turnaround_kind == "shifted_lognormal":
-        print("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
+        say("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
               "the paper's Fig. 5 CDF, which is not available as data).")
     try:
         with _executor(args) as executor:
@@ -402,21 +406,24 @@ def _frontier(args) -> int:
     result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
                                                "n_excluded": int(problem.n_excluded)})
     front = result.front
-    print(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated strategies, "
+    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated strategies, "
           f"{result.n_evals} replications (makespan = tail phase [s], cost [cent/task])")
     shown = front
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
         shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
-    print(format_table(shown, [*STRATEGY_COLUMNS, "makespan", "cost"]))
+    say(format_table(shown, [*STRATEGY_COLUMNS, "makespan", "cost"]))
     if len(shown) < len(front):
-        print(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
+        say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
               f"{out / 'front.csv'})")
+    if to_stdout:
+        result.front.to_csv(sys.stdout, index=False)
+        return 0
     fig = plot_frontier(
         result.evaluations, front, title=f"{scenario.name}: Pareto frontier",
         caption=f"{scenario.path}; method {method}, {result.n_evals} replications, seed {seed}.",
     )
     written = _write_outputs(result, out, fig)
-    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
 
 

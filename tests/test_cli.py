@@ -427,3 +427,66 @@ def test_compare_requires_methods_budgets_and_macroreps(capsys):
     assert main(["compare", str(REFERENCE), "--methods", "exhaustive", "--budgets", "10%"]) == 2
     err = capsys.readouterr().err
     assert "--macroreps" in err and "Traceback" not in err
+
+
+# -- journal, Dask, progress, CSV on stdout ------------------------------------------------------
+def test_journal_resumes_and_refuses_another_seed(tmp_path, capsys):
+    journal = tmp_path / "run.sqlite"
+    argv = ["frontier", str(REFERENCE), "--method", "ocba", "--budget", "1500", "--quiet", "--journal", str(journal)]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    for name in ("front.csv", "evaluations.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    info = json.loads((tmp_path / "b" / "result.json").read_text())["info"]["journal"]
+    assert (info["reused"], info["simulated"]) == (1500, 0)
+    capsys.readouterr()
+    code = main([*argv, "--out", str(tmp_path / "c"), "--seed", "2"])
+    assert_one_line_error(capsys, code, "run.sqlite", "seed 1, not 2")
+    assert not (tmp_path / "c").exists()
+
+
+def test_journal_of_another_scenario_is_refused(tmp_path, capsys):
+    journal = tmp_path / "run.sqlite"
+    assert main(["demo", "--out", str(tmp_path / "d"), "--quiet", "--journal", str(journal)]) == 0
+    other = tmp_path / "other.toml"
+    text = REFERENCE.read_text()
+    assert "mr_max = 0.1" in text
+    other.write_text(text.replace("mr_max = 0.1", "mr_max = 0.2"))
+    capsys.readouterr()
+    code = main(["frontier", str(other), "--out", str(tmp_path / "o"), "--quiet", "--journal", str(journal)])
+    assert_one_line_error(capsys, code, "run.sqlite", "another problem")
+
+
+def test_scheduler_address_runs_on_that_cluster(tmp_path, capsys):
+    from mopt.core.execute import local_cluster
+
+    with local_cluster(1) as client:
+        address = client.scheduler.address
+        assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "dask"), "--quiet",
+                     "--scheduler", address]) == 0
+    assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "local"), "--quiet"]) == 0
+    for name in ("front.csv", "evaluations.csv"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+@pytest.mark.parametrize("extra,fragment", [
+    (["--scheduler", "no-port-here"], "'--scheduler'"),
+    (["--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"], "'--scheduler'"),
+])
+def test_bad_scheduler_is_one_line_error(tmp_path, capsys, extra, fragment):
+    code = main(["frontier", str(REFERENCE), "--out", str(tmp_path / "o"), "--quiet", *extra])
+    assert_one_line_error(capsys, code, fragment)
+
+
+def test_out_dash_writes_the_front_as_csv_on_stdout(tmp_path, capsys):
+    assert main(["frontier", str(REFERENCE), "--out", "-"]) == 0
+    captured = capsys.readouterr()
+    assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "files"), "--quiet"]) == 0
+    assert captured.out.encode() == (tmp_path / "files" / "front.csv").read_bytes()  # nothing else
+    assert "/2890" in captured.err and "Pareto frontier" in captured.err  # progress, messages
+    assert not Path("-").exists()
+
+
+def test_quiet_silences_the_progress_bar(tmp_path, capsys):
+    assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
