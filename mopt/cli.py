@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="replications per design of the ground truth (default: max(100, 10 x n_reps))")
     compare.add_argument("--utility", default=None, metavar="SPEC",
                          help="utility that scores decisions, e.g. 'product(makespan, cost)' (the default)")
+    compare.add_argument("--journal", default=None, metavar="DIR",
+                         help="directory of journals (one SQLite file per seed); run the same command "
+                              "again to resume a killed comparison without simulating anything twice")
     compare.add_argument("--option", action="append", default=[], metavar="METHOD.KEY=VALUE",
                          help="an option of one method, e.g. --option ocba.n0=5 (repeatable)")
     compare.set_defaults(func=_compare)
@@ -518,7 +521,8 @@ def _compare(args) -> int:
           "replications per strategy.")
     with _executor(args) as executor:
         df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
-                     truth_reps=truth_reps, executor=executor, progress=_progress(args),
+                     truth_reps=truth_reps, executor=executor, journal=args.journal,
+                     progress=_progress(args),
                      options=_method_options(args.option, per_method=True))
     table = summary(df)
     print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "

@@ -28,6 +28,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -191,7 +193,7 @@ def _true_utility(table: pd.DataFrame, utility) -> np.ndarray:
     return scores
 
 
-def ground_truth(problem, n_reps=None, seed=0, executor=None, progress=False) -> pd.DataFrame:
+def ground_truth(problem, n_reps=None, seed=0, executor=None, journal=None, progress=False) -> pd.DataFrame:
     """The objective means of every design, estimated by exhaustive search with many replications.
 
     Parameters
@@ -199,7 +201,7 @@ def ground_truth(problem, n_reps=None, seed=0, executor=None, progress=False) ->
     problem : StochasticProblem
     n_reps : int or None
         Replications per design (None: ``max(100, 10 * problem.n_reps)``).
-    seed, executor, progress
+    seed, executor, journal, progress
         As for :func:`mopt.solve`.
 
     Returns
@@ -223,7 +225,8 @@ def ground_truth(problem, n_reps=None, seed=0, executor=None, progress=False) ->
     if n_reps is None:
         n_reps = max(100, 10 * check_int("problem.n_reps", problem.n_reps, low=1))
     n_reps = check_int("n_reps", n_reps, low=1)
-    result = solve(problem, "exhaustive", seed=seed, executor=executor, progress=progress, n_reps=n_reps)
+    result = solve(problem, "exhaustive", seed=seed, executor=executor, journal=journal, progress=progress,
+                   n_reps=n_reps)
     table = result.evaluations.copy()
     table.attrs = {"n_reps": n_reps, "seed": result.seed}
     return table
@@ -433,7 +436,7 @@ def _derived_seed(entropy: int, *key: int) -> int:
 
 # -- compare -------------------------------------------------------------------------------------
 def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, utility=None, options=None,
-            truth_reps=None, executor=None, progress=False) -> pd.DataFrame:
+            truth_reps=None, executor=None, journal=None, progress=False) -> pd.DataFrame:
     """Run each method at each budget over independent macroreplications and score every run.
 
     Parameters
@@ -461,6 +464,10 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
         Replications per design of the ground truth (None: ``max(100, 10 * problem.n_reps)``).
     executor, progress
         As for :func:`mopt.solve` (progress: one bar over the runs).
+    journal : str, PathLike or None
+        A directory of journals, one per seed (``seed-<seed>.sqlite``; the ground truth's has its
+        own seed): every method of a macroreplication shares its seed and so its journal, and a
+        killed comparison started again resumes without simulating anything twice.
 
     Returns
     -------
@@ -516,8 +523,9 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     entropy = resolve_seed(seed)
 
     if table is None:
-        table = ground_truth(problem, truth_reps, seed=_derived_seed(entropy, 1), executor=executor,
-                             progress=progress)
+        truth_seed = _derived_seed(entropy, 1)
+        table = ground_truth(problem, truth_reps, seed=truth_seed, executor=executor,
+                             journal=_journal_file(journal, truth_seed), progress=progress)
         truth_reps = table.attrs["n_reps"]
     seeds = [_derived_seed(entropy, 0, m) for m in range(macroreps)]
     bar = None
@@ -534,7 +542,7 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                     row = {"method": method, "budget": budget, "macrorep": m, "seed": run_seed}
                     if fits[method, budget]:
                         result = solve(problem, method, budget=budget, seed=run_seed, executor=executor,
-                                       **per_method[method])
+                                       journal=_journal_file(journal, run_seed), **per_method[method])
                         row.update(status=OK, **score(result, table, u))
                     else:
                         row.update(status=TOO_SMALL, n_evals=0, **dict.fromkeys(SCORES, math.nan),
@@ -552,6 +560,19 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                               dtype="Int64")
     df.attrs = {"seed": entropy, "utility": str(u), "truth_reps": truth_reps}
     return df
+
+
+def _journal_file(directory, seed: int):
+    """The journal of ``seed`` in the journal ``directory`` (None without one)."""
+    if directory is None:
+        return None
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"'journal' must be a directory path or None; got {type(directory).__name__}.")
+    path = Path(directory)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"'journal' must be a directory for compare (one journal per seed); "
+                         f"{str(path)!r} is a file.")
+    return path / f"seed-{int(seed)}.sqlite"
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:

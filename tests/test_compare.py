@@ -391,3 +391,24 @@ def test_public_names_and_doctests():
     assert result.failed == 0 and result.attempted > 10
     result = doctest.testmod(importlib.import_module("mopt.plot"), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_compare_with_a_journal_directory_resumes_without_simulating(tmp_path):
+    """One journal per seed; a second identical comparison simulates nothing and gives the same frame."""
+    from mopt.core.journal import Journal
+
+    prob = mopt.NormalProblem(np.array([[1.0, 4.0], [2.0, 2.0], [3.0, 1.0], [2.5, 3.5]]), sd=0.5, n_reps=4)
+    kw = dict(seed=3, truth_reps=30, journal=tmp_path / "journals")
+    first = compare(prob, ["exhaustive", "ocba"], [16], 2, **kw)
+    files = sorted(p.name for p in (tmp_path / "journals").iterdir() if p.suffix == ".sqlite")
+    assert len(files) == 3  # the truth and two macroreplications
+    second = compare(prob, ["exhaustive", "ocba"], [16], 2, **kw)
+    pd.testing.assert_frame_equal(first, second)
+    pd.testing.assert_frame_equal(first, compare(prob, ["exhaustive", "ocba"], [16], 2, seed=3, truth_reps=30))
+    seed = int(first["seed"].iloc[0])
+    with Journal(tmp_path / "journals" / f"seed-{seed}.sqlite", prob, seed) as j:
+        # both methods of the macroreplication share it: their replications overlap
+        assert 16 <= len(j) < 32
+    with pytest.raises(InputError, match="'journal' must be a directory"):
+        compare(prob, ["exhaustive"], [16], 1, seed=3, truth_reps=30,
+                journal=tmp_path / "journals" / files[0])
