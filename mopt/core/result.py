@@ -27,6 +27,8 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        with open(tmp, "rb+") as f:  # on disk before it replaces the old file
+            os.fsync(f.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
