@@ -45,14 +45,21 @@ def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives
     ``samples[k]`` holds the replications (n_reps_k, n_obj) of the design in row ``k``.
     """
     df = design_params.reset_index(drop=True).copy()
+    m = len(objectives)
     n = np.array([len(s) for s in samples], dtype=np.int64)
+    means = np.full((len(samples), m), np.nan)
+    ses = np.full((len(samples), m), np.nan)
+    for count in np.unique(n):  # designs with as many replications: one vectorised step
+        rows = np.flatnonzero(n == count)
+        if count == 0:
+            continue
+        stack = np.stack([samples[k] for k in rows]).reshape(len(rows), count, m)
+        means[rows] = stack.mean(axis=1)
+        if count > 1:
+            ses[rows] = stack.std(axis=1, ddof=1) / np.sqrt(count)
     for j, name in enumerate(objectives):
-        means = np.array([s[:, j].mean() if len(s) else np.nan for s in samples])
-        ses = np.array(
-            [s[:, j].std(ddof=1) / np.sqrt(len(s)) if len(s) > 1 else np.nan for s in samples]
-        )
-        df[name] = means
-        df[f"{name}_se"] = ses
+        df[name] = means[:, j]
+        df[f"{name}_se"] = ses[:, j]
     df["n_reps"] = n
     return df
 

@@ -60,6 +60,21 @@ class SearchState:
         self.mean[i] = s.mean(axis=0)
         self.var[i] = s.var(axis=0, ddof=1) if len(s) > 1 else np.nan
 
+    def record_group(self, indices, values: np.ndarray) -> None:
+        """Record ``values[k]`` (n, n_obj) for each design ``indices[k]``; designs simulated for the
+        first time are handled in one vectorised step."""
+        indices = np.asarray(indices, dtype=np.int64)
+        new = self.count[indices] == 0
+        if new.any() and values.shape[1] > 0:
+            idx, vals = indices[new], values[new]
+            for i, v in zip(idx.tolist(), vals, strict=True):
+                self.samples[i] = v
+            self.count[idx] = vals.shape[1]
+            self.mean[idx] = vals.mean(axis=1)
+            self.var[idx] = vals.var(axis=1, ddof=1) if vals.shape[1] > 1 else np.nan
+        for k in np.flatnonzero(~new):
+            self.record(indices[k], values[k])
+
     def sampled(self) -> np.ndarray:
         """Indices of the designs simulated so far (sorted)."""
         return np.flatnonzero(self.count)
@@ -238,8 +253,7 @@ def _round(state, groups, runner, journal, bar, batch_size) -> int:
         if bar is not None:
             bar.update(arr.shape[0] * arr.shape[1])
     for (idx, _reps), vals in zip(groups, values, strict=True):
-        for k, i in enumerate(idx):
-            state.record(i, vals[k])
+        state.record_group(idx, vals)
     return reused
 
 
