@@ -9,13 +9,14 @@ import pkgutil
 import pytest
 
 import mopt
+import mopt.cloud
 import mopt.core
 import mopt.expert
 import mopt.solvers
 
 
 @pytest.mark.parametrize(
-    "module", [mopt, mopt.core, mopt.expert, mopt.solvers], ids=lambda m: m.__name__
+    "module", [mopt, mopt.core, mopt.expert, mopt.solvers, mopt.cloud], ids=lambda m: m.__name__
 )
 def test_every_listed_name_exists(module):
     assert module.__all__, module.__name__
@@ -34,7 +35,7 @@ def test_top_level_names():
 
 def _modules():
     names = ["mopt"]
-    for pkg in (mopt.core, mopt.solvers, mopt.expert):
+    for pkg in (mopt.core, mopt.solvers, mopt.expert, mopt.cloud):
         names.append(pkg.__name__)
         names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
     return [n for n in names if not n.endswith("._engine")]
@@ -66,6 +67,7 @@ def test_doctests(name):
 #: modules whose public functions carry runnable Examples today
 WITH_EXAMPLES = {
     "mopt.core.errors",
+    "mopt.core.journal",
     "mopt.core.pareto",
     "mopt.core.problem",
     "mopt.core.random",
@@ -76,4 +78,5 @@ WITH_EXAMPLES = {
     "mopt.expert.problem",
     "mopt.expert.strategy",
     "mopt.expert.turnaround",
+    "mopt.cloud.swf",
 }
