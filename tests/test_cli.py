@@ -490,3 +490,45 @@ def test_out_dash_writes_the_front_as_csv_on_stdout(tmp_path, capsys):
 def test_quiet_silences_the_progress_bar(tmp_path, capsys):
     assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "o"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# -- traces ------------------------------------------------------------------------------------
+GOOD_RECORD = "1 0 0 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1"
+
+
+def test_traces_describe_counts_the_real_kth_trace(capsys):
+    import os
+
+    if not os.environ.get("MOPT_DATA_DIR"):
+        pytest.skip("MOPT_DATA_DIR is not set")
+    assert main(["traces", "describe", "KTH-SP2-1996-2.1-cln.swf.gz"]) == 0
+    out = capsys.readouterr().out
+    assert ": 28476 job records" in out and "MaxProcs: 100" in out
+    assert "after cleaning (run time > 0, 1 .. MaxProcs processors): 28467 jobs" in out
+    assert main(["traces", "list"]) == 0
+    assert "KTH-SP2-1996-2.1-cln.swf.gz" in capsys.readouterr().out
+
+
+def test_traces_describe_a_bad_record_names_file_and_line(tmp_path, capsys):
+    from conftest import count_bad_input
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    bad_tokens = st.sampled_from(["abc", "nan", "inf", "1e999", "1,5", "--3", "0x10", "\u00e9", "7e"])
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(n_good=st.integers(0, 5), field=st.integers(0, 17), token=bad_tokens, drop=st.booleans())
+    def check(n_good, field, token, drop):
+        fields = GOOD_RECORD.split()
+        if drop:
+            del fields[field]
+        else:
+            fields[field] = token
+        path = tmp_path / "trace.swf"
+        path.write_text("; MaxProcs: 4\n" + f"{GOOD_RECORD}\n" * n_good + " ".join(fields) + "\n", encoding="utf-8")
+        capsys.readouterr()
+        code = main(["traces", "describe", str(path)])
+        assert_one_line_error(capsys, code, "trace.swf", f"line {n_good + 2}")
+        count_bad_input("cli")
+
+    check()
