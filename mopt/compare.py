@@ -29,6 +29,7 @@ import dataclasses
 import math
 import numbers
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -532,8 +533,10 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(methods) * len(budget_list) * macroreps, unit="run", desc="compare",
-                   leave=False)
+        # replications allotted to the runs (a run may spend less than its budget)
+        total = macroreps * sum(b for m in methods for b in budget_list if fits[m, b])
+        bar = tqdm(total=total, unit="rep", desc="compare", leave=False, dynamic_ncols=True,
+                   mininterval=0.1 if sys.stderr.isatty() else 10.0)
     rows = []
     try:
         for method in methods:
@@ -548,8 +551,8 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                         row.update(status=TOO_SMALL, n_evals=0, **dict.fromkeys(SCORES, math.nan),
                                    selected=None)
                     rows.append(row)
-                    if bar is not None:
-                        bar.update()
+                    if bar is not None and fits[method, budget]:
+                        bar.update(budget)
     finally:
         if bar is not None:
             bar.close()
