@@ -193,9 +193,10 @@ def local_cluster(n_workers: int, *, threads: int | None = None):
     from distributed import Client, LocalCluster
 
     threads = threads or max(1, (os.cpu_count() or 1) // n_workers)
-    # numba reads its thread count when a worker imports it: set it before the workers start
+    # numba reads its thread count when a worker imports it: set it before the workers start;
+    # the scheduler's HTTP server (dashboard) takes any free port
     with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": str(threads)}):
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=logging.ERROR)
     with cluster, Client(cluster) as client:
         yield client
