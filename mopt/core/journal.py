@@ -67,6 +67,10 @@ class Journal:
         self.fingerprint = problem.fingerprint()
         if self.path.exists() and self.path.is_dir():
             raise InputError(f"'journal' must be a file; {str(self.path)!r} is a directory.")
+        if self.path.is_file() and self.path.stat().st_size > 0:
+            with open(self.path, "rb") as f:
+                if f.read(16) != b"SQLite format 3\x00":  # SQLite would overwrite a short file
+                    raise InputError(f"journal {str(self.path)!r} is not a mopt journal (not an SQLite file).")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)

@@ -147,3 +147,28 @@ def test_bad_journal_arguments_name_the_parameter(tmp_path):
         mopt.solve(problem(), "exhaustive", seed=1, journal=3, n_reps=2)
     with pytest.raises(InputError, match="'journal'.*directory"):
         mopt.solve(problem(), "exhaustive", seed=1, journal=tmp_path, n_reps=2)
+
+
+def test_fuzzed_journal_files_are_refused_by_name_and_left_untouched(tmp_path):
+    """Random bytes (with or without an SQLite header) never crash and are never overwritten."""
+    from conftest import count_bad_input
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    p = problem()
+    sqlite_header = b"SQLite format 3\x00"
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(body=st.binary(min_size=1, max_size=2048), header=st.booleans())
+    def check(body, header):
+        content = (sqlite_header + body) if header else body
+        path = tmp_path / "fuzz.sqlite"
+        for leftover in tmp_path.glob("fuzz.sqlite*"):
+            leftover.unlink()
+        path.write_bytes(content)
+        with pytest.raises(InputError, match=r"fuzz.sqlite.*(not a mopt journal|format)"):
+            mopt.solve(p, "exhaustive", seed=1, journal=path, n_reps=2)
+        assert path.read_bytes() == content
+        count_bad_input("journal")
+
+    check()
