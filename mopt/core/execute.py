@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from concurrent.futures import Future, as_completed
 from contextlib import contextmanager
 
 import numpy as np
 
 __all__ = ["Runner", "local_cluster", "make_batches", "run_batches", "n_workers"]
+
+#: in-process with a journal, batches last at least about this long (seconds)
+COMMIT_SECONDS = 0.2
 
 
 def make_batches(indices, reps, max_size: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -94,6 +98,7 @@ class Runner:
         self.executor = executor
         self._client = None if executor is None else _dask_client(executor)
         self._shipped = None  # the problem scattered to the Dask workers
+        self._pair_seconds = 0.0  # in-process: seconds per design x replication pair, last batch
 
     @property
     def workers(self) -> int:
@@ -101,12 +106,19 @@ class Runner:
 
     def batch_size(self, pairs: int, batch_size: int | None = None, *, journal: bool = False) -> int:
         """Design × replication pairs per batch: ``batch_size`` if given; else, in-process, all in
-        one vectorised call (about 16 calls with a journal, so that work is committed as it goes);
+        one vectorised call (with a journal, about 16 calls of at least COMMIT_SECONDS each, so
+        that work is committed as it goes);
         on an executor, about four batches per worker, so that work spreads and stragglers are short."""
         if batch_size is not None:
             return int(batch_size)
         if self.executor is None:
-            return max(1, math.ceil(pairs / 16)) if journal else max(1, pairs)
+            if not journal:
+                return max(1, pairs)
+            # but no batch shorter than about COMMIT_SECONDS: commits stay cheap next to the work
+            per = math.ceil(pairs / 16)
+            if self._pair_seconds > 0:
+                per = max(per, int(COMMIT_SECONDS / self._pair_seconds))
+            return max(1, per)
         return max(1, math.ceil(pairs / (4 * self.workers)))
 
     def run(self, batches):
@@ -114,7 +126,10 @@ class Runner:
         ``values`` has shape (len(indices), len(reps), n_obj)."""
         if self.executor is None:
             for k, (idx, reps) in enumerate(batches):
-                yield k, self.problem.replicate(idx, reps, self.entropy)
+                start = time.perf_counter()
+                values = self.problem.replicate(idx, reps, self.entropy)
+                self._pair_seconds = (time.perf_counter() - start) / max(1, len(idx) * len(reps))
+                yield k, values
             return
         if self._client is not None:
             yield from self._run_dask(batches)
