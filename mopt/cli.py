@@ -184,6 +184,12 @@ def main(argv: list[str] | None = None) -> int:
         code = 2 if isinstance(exc, (InputError, TypeError, ValueError, OSError)) else 1
         print(f"mopt: error: {_message(exc)}", file=sys.stderr)
         return code
+    except MemoryError as exc:
+        if os.environ.get("MOPT_DEBUG"):
+            raise
+        print(f"mopt: error: out of memory ({_message(exc)}); ask for fewer replications (n_reps, "
+              "--budget) or designs", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("mopt: interrupted", file=sys.stderr)
         return 130
@@ -223,6 +229,24 @@ def _executor(args):
         return
     with local_cluster(args.workers) as client:
         yield client
+
+
+def _check_out(out: Path) -> Path:
+    """Refuse an output directory that cannot be made, before any simulation is spent on it."""
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"'--out' must be a directory; {str(out)!r} is a file.")
+        if not os.access(out, os.W_OK):
+            raise InputError(f"'--out': cannot write into {str(out)!r} (permission denied).")
+        return out
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"'--out': cannot make {str(out)!r}: {str(parent)!r} is a file.")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"'--out': cannot make {str(out)!r}: {str(parent)!r} is not writable.")
+    return out
 
 
 def _progress(args) -> bool:
@@ -321,7 +345,7 @@ def _demo(args) -> int:
     from mopt.plot import plot_frontier
 
     seed = 1 if args.seed is None else args.seed
-    out = Path(args.out)
+    out = _check_out(Path(args.out))
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)
     print(
@@ -388,7 +412,7 @@ def _frontier(args) -> int:
     from mopt.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
-    method = args.method or scenario.method
+    method = scenario.method if args.method is None else args.method
     if method not in mopt.METHODS:
         raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
     budget = args.budget if args.budget is not None else scenario.budget
@@ -396,6 +420,8 @@ def _frontier(args) -> int:
     to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    if not to_stdout:
+        _check_out(out)
     problem = scenario.problem(seed=seed)
     say(f"{scenario.path}: {problem.n_designs} strategies"
           + (f" ({problem.n_excluded} that can never finish left out)" if problem.n_excluded else "")
@@ -466,14 +492,14 @@ def _decide(args) -> int:
 
 
 # -- compare -----------------------------------------------------------------------------------
-def _count_option(name: str, text: str) -> int:
+def _count_option(name: str, text: str, high: int) -> int:
     """A count given on the command line (InputError naming the option, not a usage error)."""
     try:
         value = int(text.strip())
     except ValueError:
         raise InputError(f"'{name}' must be an integer >= 1; got {text!r}.") from None
-    if value < 1:
-        raise InputError(f"'{name}' must be an integer >= 1; got {value}.")
+    if not 1 <= value <= high:
+        raise InputError(f"'{name}' must be an integer from 1 to {high:,}; got {value}.")
     return value
 
 
@@ -507,7 +533,15 @@ def _method_options(items, *, per_method: bool = False) -> dict:
 
 
 def _compare(args) -> int:
-    from mopt.compare import TOO_SMALL, _check_methods, compare, resolve_budgets, summary
+    from mopt.compare import (
+        MAX_MACROREPS,
+        TOO_SMALL,
+        _check_methods,
+        compare,
+        resolve_budgets,
+        summary,
+    )
+    from mopt.core.problem import MAX_REPS
     from mopt.core.result import atomic_write
     from mopt.plot import plot_progress
     from mopt.scenario import load_scenario
@@ -515,12 +549,12 @@ def _compare(args) -> int:
     from mopt.utility_spec import parse_utility
 
     methods = _check_methods([m.strip() for m in args.methods.split(",")], name="--methods")
-    macroreps = _count_option("--macroreps", args.macroreps)
-    truth_reps = None if args.truth_reps is None else _count_option("--truth-reps", args.truth_reps)
+    macroreps = _count_option("--macroreps", args.macroreps, MAX_MACROREPS)
+    truth_reps = None if args.truth_reps is None else _count_option("--truth-reps", args.truth_reps, MAX_REPS)
     utility = None if args.utility is None else parse_utility(args.utility)
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
-    out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    out = _check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
     if utility is not None:  # a utility naming other columns fails here, before anything is printed

@@ -37,10 +37,14 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.pareto import hypervolume, pareto_mask
+from mopt.core.problem import MAX_REPS
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result
 
 __all__ = ["compare", "summary", "score", "ground_truth", "hypervolume_ratio", "resolve_budgets"]
+
+#: most macroreplications of one comparison (each is a full set of runs)
+MAX_MACROREPS = 10**6
 
 #: the score columns of :func:`score` (and of :func:`compare`'s rows)
 SCORES = ("pcs", "regret", "hv_ratio", "type1", "type2", "n_false", "n_missed", "alignment")
@@ -360,7 +364,7 @@ def resolve_budgets(budgets, problem, *, name: str = "budgets") -> list[int]:
                 pct = check_number(name, float(text[:-1]), low=0, low_open=True)
                 out.append(max(1, math.floor(full * pct / 100 + 1e-9)))
             else:
-                out.append(check_int(name, int(text) if text is not None else entry, low=1))
+                out.append(check_int(name, int(text) if text is not None else entry, low=1, high=MAX_REPS))
         except (InputError, TypeError, ValueError):
             raise InputError(f"{expected}; got {entry!r}.") from None
     return sorted(set(out))
@@ -505,7 +509,7 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
         raise TypeError(f"'problem' must be a mopt StochasticProblem; got {type(problem).__name__}.")
     methods = _check_methods(methods)
     budget_list = resolve_budgets(budgets, problem)
-    macroreps = check_int("macroreps", macroreps, low=1)
+    macroreps = check_int("macroreps", macroreps, low=1, high=MAX_MACROREPS)
     if truth_reps is not None:
         if truth is not None:
             raise InputError("'truth_reps' is for computing the ground truth; give either 'truth' or "

@@ -73,6 +73,7 @@ from pathlib import Path
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.problem import check_reps
 from mopt.expert.environment import Environment, shifted_lognormal
 from mopt.expert.online import ObservedTail, ThroughputLog, observe
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid
@@ -233,6 +234,9 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
 # -- sections ---------------------------------------------------------------------------------
 def _turnaround(path: Path, section: dict) -> TurnaroundModel:
     if "kind" not in section:
+        # a misspelt 'kind' is named as such (unknown keys of every kind first)
+        every = {k: False for keys in _TURNAROUND.values() for k in keys}
+        _check_keys(path, "turnaround", section, every)
         raise InputError(f"{path}: [turnaround] missing key 'kind' ({' or '.join(map(repr, _TURNAROUND))}).")
     kind = section["kind"]
     if not isinstance(kind, str) or kind not in _TURNAROUND:
@@ -245,10 +249,7 @@ def _turnaround(path: Path, section: dict) -> TurnaroundModel:
         if kind == "shifted_lognormal":
             fs = shifted_lognormal(section["mean"], section["shift"], section.get("sigma", 0.5))
             return TurnaroundModel.parametric(fs, section["reliability"])
-        file = section["file"]
-        if not isinstance(file, str) or not file:
-            raise TypeError(f"'file' must be a path (string); got {file!r}.")
-        send, turn = _read_instances(path.parent / file)
+        send, turn = _read_instances(path.parent / _file(section["file"]))
         return TurnaroundModel.from_instances(
             send, turn, section["deadline"], section.get("t_tail"),
             group_size=check_int("group_size", section.get("group_size", 50), low=1),
@@ -259,10 +260,7 @@ def _observed(path: Path, section: dict) -> tuple[ObservedTail, TurnaroundModel]
     """The tail state and the online turnaround model of an ``[observed]`` throughput log."""
     _check_keys(path, "observed", section, _OBSERVED)
     with _where(path, "observed"):
-        file = section["file"]
-        if not isinstance(file, str) or not file:
-            raise TypeError(f"'file' must be a path (string); got {file!r}.")
-        csv_path = path.parent / file
+        csv_path = path.parent / _file(section["file"])
         try:
             log = ThroughputLog.read_csv(csv_path)
         except IsADirectoryError:
@@ -272,6 +270,15 @@ def _observed(path: Path, section: dict) -> tuple[ObservedTail, TurnaroundModel]
         group_size = check_int("group_size", section.get("group_size", 50), low=1)
         tail = observe(log, section["t_tail"], section["deadline"])
         return tail, tail.turnaround_model(group_size)
+
+
+def _file(file) -> str:
+    """The ``file`` key: a non-empty path string (relative to the scenario file)."""
+    if not isinstance(file, str) or not file:
+        raise TypeError(f"'file' must be a path (string); got {file!r}.")
+    if "\0" in file:
+        raise InputError(f"'file' must be a path without NUL characters; got {file!r}.")
+    return file
 
 
 def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
@@ -305,10 +312,16 @@ def _csv_number(csv_path: Path, line: int, column: str, text, *, empty) -> float
     if not text and empty is not None:
         return empty
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         allowed = "a number, 'inf' or empty" if empty is not None else "a number"
         raise InputError(f"'file' {csv_path}, line {line}: '{column}' must be {allowed}; got {text!r}.") from None
+    # send times are finite; a turnaround may be inf (no result); neither is NaN or negative
+    if math.isnan(value) or value < 0 or (empty is None and math.isinf(value)):
+        allowed = "non-negative (or 'inf')" if empty is not None else "finite and non-negative"
+        raise InputError(f"'file' {csv_path}, line {line}: '{column}' must be {allowed}; "
+                         f"got {text!r}.")
+    return value
 
 
 def _grid(path: Path, section: dict, env: Environment) -> dict:
@@ -322,6 +335,10 @@ def _grid(path: Path, section: dict, env: Environment) -> dict:
     grid = {} if preset == "paper" else {
         k: [x.item() if hasattr(x, "item") else x for x in v] for k, v in high_resolution_grid(env).items()
     }
+    if preset == "high_resolution" and not grid["Mr"] and "Mr" not in section:
+        raise InputError(f"{path}: [grid] preset 'high_resolution' has no M_r <= "
+                         f"'mr_max'={env.mr_max:g} (its smallest is 0.02): give the grid's 'Mr' "
+                         "values.")
     for key in ("N", "T", "D", "Mr"):
         if key not in section:
             continue
@@ -354,7 +371,7 @@ def _run(path: Path, section: dict) -> dict:
                 )
             out["method"] = method
         if "n_reps" in section:
-            out["n_reps"] = check_int("n_reps", section["n_reps"], low=1)
+            out["n_reps"] = check_reps("n_reps", section["n_reps"])
         if "seed" in section:
             out["seed"] = check_int("seed", section["seed"], low=0)
         if "budget" in section:

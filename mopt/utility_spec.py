@@ -99,6 +99,8 @@ def parse_utility(spec: str) -> utility.Utility:
     for kw in call.keywords:
         if kw.arg is None:
             raise InputError(f"utility {spec!r}: '**' arguments are not allowed.")
+        if kw.arg in kwargs:
+            raise InputError(f"utility {spec!r}: keyword argument {kw.arg!r} is repeated.")
         kwargs[kw.arg] = _argument(spec, kw.value)
     try:
         return fn(*args, **kwargs)

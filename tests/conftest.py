@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pandas as pd
 
 
@@ -76,3 +78,23 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"bad inputs checked: {sum(BAD_INPUTS.values())} ({parts}); each ended in one clear error"
         )
+
+
+def fuzz(n: int):
+    """hypothesis settings of the fuzz tests: ``n`` examples, no deadline, fixtures allowed."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(max_examples=n, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@contextlib.contextmanager
+def no_simulation():
+    """Bad input must be rejected before anything is simulated: replicate() fails the test."""
+    from unittest import mock
+
+    from mopt.core.problem import StochasticProblem
+
+    with mock.patch.object(StochasticProblem, "replicate",
+                           side_effect=AssertionError("bad input reached the simulator")):
+        yield

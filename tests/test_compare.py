@@ -320,7 +320,7 @@ def unsimulable():
         (dict(budgets=["0%"]), "'budgets'"),
         (dict(budgets=[2.5]), "'budgets'"),
         (dict(budgets=100), "'budgets' must be a non-empty list"),
-        (dict(macroreps=0), "'macroreps' must be an integer >= 1"),
+        (dict(macroreps=0), "'macroreps' must be an integer in [1, 1000000]"),
         (dict(options={"blind_pick": {"alpha": 0.5}}), "'options' has options for method 'blind_pick'"),
         (dict(options={"ocba": {"n1": 2}}), "'options' for method 'ocba': unknown option 'n1'"),
         (dict(options={"ocba": {"n0": 1}}), "'options' for method 'ocba': 'n0'"),

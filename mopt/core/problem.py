@@ -21,12 +21,34 @@ from pymoo.core.problem import Problem
 from mopt.core.errors import InputError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
 
-__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem"]
+__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "check_reps"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
 RESERVED_COLUMNS = ("design", "n_reps", "utility")
 
 _INDEX_CAP = 2**62
+
+#: most replications of one design: replication indices stay below 2**62
+#: (see :meth:`StochasticProblem.replicate`)
+MAX_REPS = _INDEX_CAP
+
+
+def check_reps(name: str, value, *, low: int = 1) -> int:
+    """A count of replications: an integer >= ``low`` and at most :data:`MAX_REPS`.
+
+    Examples
+    --------
+    >>> check_reps("n_reps", 10)
+    10
+    >>> check_reps("n_reps", 10**20)
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: 'n_reps' must be an integer <= 2**62; got 100000000000000000000.
+    """
+    v = check_int(name, value, low=low)
+    if v > MAX_REPS:
+        raise InputError(f"'{name}' must be an integer <= 2**62; got {v}.")
+    return v
 
 
 def _show(value) -> str:
@@ -234,7 +256,7 @@ class StochasticProblem(Problem):
     def _evaluate(self, x, out, *args, **kwargs):
         # the constructor only stores n_reps and seed; they are validated here, where they are used
         try:
-            n_reps = check_int("n_reps", self.n_reps, low=1)
+            n_reps = check_reps("n_reps", self.n_reps)
             entropy = resolve_seed(self.seed)  # resolved once: a Generator seed is drawn from once
         except (TypeError, InputError) as exc:
             raise type(exc)(f"the problem's {exc}") from None
@@ -320,21 +342,17 @@ class FunctionProblem(IndexedProblem):
     ):
         if not callable(simulate):
             raise TypeError(f"'simulate' must be callable; got {type(simulate).__name__}.")
-        if isinstance(designs, pd.DataFrame):
-            table = designs.reset_index(drop=True)
-        else:
-            try:
-                table = pd.DataFrame(list(designs))
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"'designs' must be a list of dicts or a DataFrame; {exc}") from None
-        if len(table) == 0:
-            raise InputError("'designs' must contain at least one design; got 0.")
-        objectives = _objective_names(objectives, tuple(str(c) for c in table.columns))
+        crn = common_random_numbers
+        if not isinstance(crn, (bool, np.bool_)):
+            raise TypeError(f"'common_random_numbers' must be True or False; got {_show(crn)}.")
+        table = _design_table(designs)
+        objectives = _objective_names(objectives, tuple(table.columns))
+        _check_parameter_names(table.columns, objectives)
         super().__init__(objectives=objectives, n_designs=len(table), n_reps=n_reps, seed=seed)
         self.function = simulate
         self.table = table
         self.parameter_names = tuple(str(c) for c in table.columns)
-        self.common_random_numbers = common_random_numbers
+        self.common_random_numbers = bool(common_random_numbers)
 
     def decode(self, x) -> dict:
         row = self.table.iloc[self.index(x)]
@@ -368,6 +386,46 @@ class FunctionProblem(IndexedProblem):
             "designs": self.table.to_json(),
             "crn": self.common_random_numbers,
         }
+
+
+def _design_table(designs) -> pd.DataFrame:
+    """``designs`` (a DataFrame, or a sequence of dicts of parameter values) as a DataFrame."""
+    expected = "'designs' must be a list of dicts (parameter name -> value) or a DataFrame"
+    if isinstance(designs, pd.DataFrame):
+        table = designs.reset_index(drop=True)
+    else:
+        if isinstance(designs, (str, bytes, Mapping)):
+            raise TypeError(f"{expected}; got a {type(designs).__name__}.")
+        try:
+            entries = list(designs)
+        except TypeError:
+            what = type(designs).__name__
+            raise TypeError(f"{expected}; got {_show(designs)} ({what}).") from None
+        for k, entry in enumerate(entries):
+            if not isinstance(entry, Mapping):
+                what = type(entry).__name__
+                raise TypeError(f"{expected}; got {_show(entry)} ({what}) at position {k}.")
+        table = pd.DataFrame(entries)
+    if len(table) == 0:
+        raise InputError("'designs' must contain at least one design; got 0.")
+    return table
+
+
+def _check_parameter_names(columns, objectives: tuple[str, ...]) -> None:
+    """Parameter names: unique non-empty strings that are not columns of the ``evaluations`` table
+    (``design``, ``n_reps``, ``utility``, the objectives' ``*_se``)."""
+    names = list(columns)
+    se = {f"{o}_se" for o in objectives}
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"'designs' parameter names must be non-empty strings; got {name!r}.")
+        if name in RESERVED_COLUMNS or name in se:
+            taken = [*RESERVED_COLUMNS, *sorted(se)]
+            raise InputError(f"'designs' parameter names must not be the columns {taken} of the "
+                             f"evaluations table; got {name!r}.")
+    dup = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if dup is not None:
+        raise InputError(f"'designs' parameter names must be unique; got {dup!r} twice.")
 
 
 def _objective_names(objectives, parameters: tuple[str, ...]) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from mopt.core.errors import InputError, check_array
-from mopt.core.problem import IndexedProblem
+from mopt.core.problem import IndexedProblem, _objective_names
 from mopt.core.random import replication_rng
 
 __all__ = ["NormalProblem"]
@@ -20,8 +20,13 @@ __all__ = ["NormalProblem"]
 def _table(name: str, values, shape=None) -> np.ndarray:
     """A (n_designs, n_obj) table of finite numbers; a vector is one objective, and with ``shape``
     anything that broadcasts to it (e.g. one sd for every design) is accepted."""
-    values = values if np.ndim(values) else [values]
-    arr = check_array(name, values, ndim=1 if np.ndim(values) == 1 else 2)
+    try:
+        ndim = np.ndim(values)
+    except (TypeError, ValueError):  # ragged nested sequences
+        raise InputError(f"'{name}' must be a 1-d sequence or a 2-d table of numbers (rows of "
+                         f"equal length); got {values!r}.") from None
+    values = values if ndim else [values]
+    arr = check_array(name, values, ndim=1 if ndim <= 1 else 2)
     if arr.ndim == 1:
         arr = arr[:, None]
     if shape is not None:
@@ -55,7 +60,9 @@ class NormalProblem(IndexedProblem):
         self.means = _table("means", means)
         self.sd = check_array("sd", _table("sd", sd, self.means.shape), ndim=2, nonnegative=True)
         n, k = self.means.shape
-        objectives = tuple(objectives) if objectives is not None else tuple(f"f{j + 1}" for j in range(k))
+        if objectives is None:
+            objectives = tuple(f"f{j + 1}" for j in range(k))
+        objectives = _objective_names(objectives, self.parameter_names)
         if len(objectives) != k:
             raise InputError(f"'objectives' must name the {k} columns of 'means'; got {len(objectives)}.")
         super().__init__(objectives=objectives, n_designs=n, n_reps=n_reps, seed=seed)

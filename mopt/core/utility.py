@@ -48,21 +48,21 @@ class Utility:
         return self.name
 
 
-def _name(obj) -> str:
+def _name(obj, param: str) -> str:
     if not isinstance(obj, str) or not obj:
-        raise TypeError(f"objective names must be non-empty strings; got {obj!r}.")
+        raise TypeError(f"objective names must be non-empty strings; got {obj!r} for '{param}'.")
     return obj
 
 
 def minimize(obj: str) -> Utility:
     """Minimise one objective, e.g. ``minimize("makespan")``."""
-    obj = _name(obj)
+    obj = _name(obj, "obj")
     return Utility(f"minimize({obj})", (obj,), lambda df: df[obj])
 
 
 def product(a: str, b: str) -> Utility:
     """Minimise the product of two objectives: ExPERT's makespan × cost."""
-    a, b = _name(a), _name(b)
+    a, b = _name(a, "a"), _name(b, "b")
     return Utility(f"product({a}, {b})", (a, b), lambda df: df[a] * df[b])
 
 
@@ -70,14 +70,14 @@ def weighted(**weights: float) -> Utility:
     """Minimise a weighted sum, e.g. ``weighted(makespan=1, cost=3600)``."""
     if not weights:
         raise InputError("'weights' must name at least one objective; got none.")
-    w = {_name(k): check_number(f"weight of {k}", v) for k, v in weights.items()}
+    w = {_name(k, "weights"): check_number(f"weight of {k}", v) for k, v in weights.items()}
     label = ", ".join(f"{k}={v:g}" for k, v in w.items())
     return Utility(f"weighted({label})", tuple(w), lambda df: sum(v * df[k] for k, v in w.items()))
 
 
 def within_budget(cost: str, limit: float, then: str) -> Utility:
     """"Work within a budget": the best ``then`` among rows with ``cost <= limit`` (others score inf)."""
-    cost, then = _name(cost), _name(then)
+    cost, then = _name(cost, "cost"), _name(then, "then")
     limit = check_number("limit", limit)
     return Utility(
         f"within_budget({cost} <= {limit:g}, then={then})",
@@ -88,7 +88,7 @@ def within_budget(cost: str, limit: float, then: str) -> Utility:
 
 def by_deadline(time: str, limit: float, then: str) -> Utility:
     """"Finish in time": the best ``then`` among rows with ``time <= limit`` (others score inf)."""
-    time, then = _name(time), _name(then)
+    time, then = _name(time, "time"), _name(then, "then")
     limit = check_number("limit", limit)
     return Utility(
         f"by_deadline({time} <= {limit:g}, then={then})",
@@ -100,6 +100,7 @@ def by_deadline(time: str, limit: float, then: str) -> Utility:
 def U(alpha: float = 1.0, beta: float = 1.0, kappa: float = 100.0, *,
       utilisation: str = "utilisation", slowdown: str = "bsd") -> Utility:
     """Deng et al.'s utility U = κ·(R_J/R_V)^α·(1/BSD)^β, negated so that lower is better."""
+    utilisation, slowdown = _name(utilisation, "utilisation"), _name(slowdown, "slowdown")
     alpha = check_number("alpha", alpha, low=0)
     beta = check_number("beta", beta, low=0)
     kappa = check_number("kappa", kappa, low=0, low_open=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,10 @@ __all__ = ["Environment", "reference_environment", "wl3_environment", "n_reliabl
 
 #: below this probability of a result per instance, a pool is treated as never finishing
 MIN_SUCCESS = 1e-4
+#: most tasks and most machines of a pool: the simulator encodes a task's index in 32 bits
+MAX_COUNT = 2**32 - 1
+#: largest t_ur whose throughput deadline 4·t_ur is a finite float
+MAX_T_UR = sys.float_info.max / 4
 
 
 def n_reliable_machines(mr: float, n_unreliable: int) -> int:
@@ -70,9 +75,12 @@ class Environment:
     charging_period_r: float = 1.0
 
     def __post_init__(self):
-        object.__setattr__(self, "n_tasks", check_int("n_tasks", self.n_tasks, low=1))
-        object.__setattr__(self, "n_unreliable", check_int("n_unreliable", self.n_unreliable, low=1))
+        object.__setattr__(self, "n_tasks", _count("n_tasks", self.n_tasks))
+        object.__setattr__(self, "n_unreliable", _count("n_unreliable", self.n_unreliable))
         check_number("t_ur", self.t_ur, low=0, low_open=True)
+        if self.t_ur > MAX_T_UR:
+            raise InputError(f"'t_ur' must be at most {MAX_T_UR:g} (the throughput deadline 4·t_ur "
+                             f"must be a finite number); got {self.t_ur}.")
         check_number("t_r", self.t_r, low=0, low_open=True)
         check_number("c_ur", self.c_ur, low=0)
         check_number("c_r", self.c_r, low=0)
@@ -135,12 +143,47 @@ class Environment:
         }
 
 
+def _count(name: str, value) -> int:
+    """A number of tasks or machines: an integer in [1, MAX_COUNT]."""
+    v = check_int(name, value, low=1)
+    if v > MAX_COUNT:
+        raise InputError(f"'{name}' must be an integer in [1, {MAX_COUNT}] (2**32 - 1, the "
+                         f"simulator's limit); got {value}.")
+    return v
+
+
 def shifted_lognormal(mean: float, shift: float, sigma: float = 0.5):
-    """A lognormal of log-space ``sigma`` shifted to start at ``shift`` and scaled to ``mean``."""
-    check_number("shift", shift, low=0)
-    check_number("sigma", sigma, low=0, low_open=True)
-    check_number("mean", mean, low=shift, low_open=True, low_name=f"shift={shift:g}")
-    return stats.lognorm(s=sigma, loc=shift, scale=(mean - shift) / math.exp(sigma**2 / 2))
+    """A lognormal of log-space ``sigma`` shifted to start at ``shift`` and scaled to ``mean``.
+
+    Examples
+    --------
+    >>> round(float(shifted_lognormal(2066, 1000).mean()), 6)
+    2066.0
+    >>> shifted_lognormal(2066, 1000, sigma=40)
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: 'sigma' = 40 is too large for 'mean' = 2066, 'shift' = 1000: ...
+    """
+    shift = check_number("shift", shift, low=0)
+    sigma = check_number("sigma", sigma, low=0, low_open=True)
+    mean = check_number("mean", mean, low=shift, low_open=True, low_name=f"shift={shift:g}")
+    # scale = (mean - shift) / exp(σ²/2); where exp(σ²/2) would overflow, times exp(-σ²/2)
+    half_var = min(sigma, 1e3) ** 2 / 2
+    if half_var < 700:
+        scale = (mean - shift) / math.exp(half_var)
+    else:
+        scale = (mean - shift) * math.exp(-half_var)
+    if not scale > 0:
+        raise InputError(f"'sigma' = {sigma:g} is too large for 'mean' = {mean:g}, 'shift' = "
+                         f"{shift:g}: the scale (mean - shift)·exp(-sigma²/2) underflows to 0.")
+    fs = stats.lognorm(s=sigma, loc=shift, scale=scale)
+    with np.errstate(all="ignore"):  # an overflow is reported below, not as a RuntimeWarning
+        top = float(fs.ppf(1 - 0.5 / 65536))  # the largest quantile a turnaround model tabulates
+    if not math.isfinite(top):
+        raise InputError(f"'mean' = {mean:g} with 'sigma' = {sigma:g} gives turnaround times "
+                         f"beyond the floating-point range (quantile 1 - 2**-17 = {top}); use a "
+                         "smaller 'mean' or 'sigma'.")
+    return fs
 
 
 def reference_environment(mr_max: float = 0.1) -> Environment:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -102,6 +103,10 @@ class NTDMrProblem(StochasticProblem):
         self.observed = observed
         self._params = None  # simulator parameters of every design, built on first use
         grid = paper_grid(env)
+        if Mr is None and not grid["Mr"]:
+            raise InputError(f"'mr_max'={env.mr_max:g} is below the smallest M_r of the paper's "
+                             f"grid ({MR_LADDER[0]}): give the grid's 'Mr' values (M_r = 0: no "
+                             "reliable pool).")
         self.env = env
         self.grid = {
             "N": np.array(sorted({check_N(n) for n in (grid["N"] if N is None else _listify("N", N))}), dtype=float),
@@ -201,7 +206,7 @@ def _listify(name, values):
     """Grid values as a list: one number (Python or numpy scalar) or an iterable of them."""
     if isinstance(values, numbers.Real) or (isinstance(values, np.ndarray) and values.ndim == 0):
         return [values.item() if isinstance(values, np.ndarray) else values]
-    if isinstance(values, (str, bytes)):
+    if isinstance(values, (str, bytes, Mapping)):
         raise TypeError(f"'{name}' must be a list of numbers; got {values!r}.")
     try:
         seq = list(values)

@@ -86,7 +86,8 @@ class TurnaroundModel:
         if not hasattr(fs, "ppf"):
             raise TypeError(f"'fs' must be a scipy.stats frozen distribution; got {type(fs).__name__}.")
         u = (np.arange(_RESOLUTION) + 0.5) / _RESOLUTION
-        table = np.asarray(fs.ppf(u), dtype=float)
+        with np.errstate(all="ignore"):  # non-finite quantiles are reported below, not as warnings
+            table = np.asarray(fs.ppf(u), dtype=float)
         if not np.all(np.isfinite(table)) or table.min() < 0:
             raise InputError(
                 "'fs' must be a distribution of non-negative, finite turnaround times; "
@@ -247,6 +248,6 @@ class TurnaroundModel:
 
 def _groups(send: np.ndarray, success: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """γ per group of ``size`` consecutively sent instances: (first send time, success fraction)."""
-    starts = np.arange(0, send.size, size)
+    starts = np.arange(0, send.size, min(size, send.size))  # a larger group: the whole log
     values = np.add.reduceat(success, starts) / np.diff(np.r_[starts, send.size])
     return send[starts], values

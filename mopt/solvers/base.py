@@ -14,6 +14,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, MoptError, check_int
 from mopt.core.execute import Runner, make_batches
+from mopt.core.problem import MAX_REPS
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
 
@@ -174,7 +175,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
         batch_size=None) -> Result:
     """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
     given = budget is not None
-    budget = check_int("budget", budget, low=1) if given else solver._default_budget(problem)
+    budget = check_int("budget", budget, low=1, high=MAX_REPS) if given else solver._default_budget(problem)
     if batch_size is not None:
         batch_size = check_int("batch_size", batch_size, low=1)
     solver._check(problem, budget)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.errors import InputError, check_number
+from mopt.core.problem import check_reps
 from mopt.solvers.base import SearchState, Solver
 
 __all__ = ["BlindPick"]
@@ -19,7 +20,7 @@ class BlindPick(Solver):
 
     def _reps(self, problem) -> int:
         n = self.options["n_reps"]
-        return check_int("n_reps", problem.n_reps if n is None else n, low=1)
+        return check_reps("n_reps", problem.n_reps if n is None else n)
 
     def _count(self, problem) -> int:
         alpha = check_number("alpha", self.options["alpha"], low=0, high=1, low_open=True)

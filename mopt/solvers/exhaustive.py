@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mopt.core.errors import InputError, check_int
+from mopt.core.errors import InputError
+from mopt.core.problem import check_reps
 from mopt.solvers.base import SearchState, Solver
 
 __all__ = ["Exhaustive"]
@@ -22,7 +23,7 @@ class Exhaustive(Solver):
 
     def _reps(self, problem) -> int:
         n = self.options["n_reps"]
-        return check_int("n_reps", problem.n_reps if n is None else n, low=1)
+        return check_reps("n_reps", problem.n_reps if n is None else n)
 
     def _default_budget(self, problem) -> int:
         return problem.n_designs * self._reps(problem)

@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int
+from mopt.core.problem import check_reps
 from mopt.solvers.base import SearchState, requests
 from mopt.solvers.ocba import Sequential, allocate, largest_remainder
 
@@ -134,7 +135,7 @@ class MOCBA(Sequential):
     def _delta(self, problem, budget=None):
         d = self.options["delta"]
         if d is not None:
-            return check_int("delta", d, low=1)
+            return check_reps("delta", d)
         if budget is None:
             return 10
         # about 25 rounds: each round costs O(n_designs²) to allocate

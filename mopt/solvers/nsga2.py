@@ -27,6 +27,7 @@ from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.pareto import pareto_mask
+from mopt.core.problem import MAX_REPS, check_reps
 from mopt.solvers.base import SearchState, Solver, requests
 
 __all__ = ["NSGA2", "rank_and_crowding", "sbx_integer", "mutate_integer"]
@@ -39,6 +40,12 @@ MAX_FREE_GENERATIONS = 50
 MAX_OFFSPRING_ROUNDS = 10
 #: share of the mutations that reset a variable uniformly (the others step ±1)
 MUTATION_RESET = 0.25
+
+
+def _left(state: SearchState) -> int:
+    """The replications left, capped so that int64 arithmetic stays exact (a budget may be any
+    int)."""
+    return min(state.remaining, MAX_REPS)
 
 
 def rank_and_crowding(F) -> tuple[np.ndarray, np.ndarray]:
@@ -192,9 +199,11 @@ class NSGA2(Solver):
         return check_int("pop_size", p, low=2, high=problem.n_designs)
 
     def _reps(self, problem) -> tuple[int, int]:
-        n0 = check_int("n_reps0", self.options["n_reps0"], low=1)
+        n0 = check_reps("n_reps0", self.options["n_reps0"])
         n_max = self.options["n_reps_max"]
-        n_max = check_int("n_reps_max", problem.n_reps if n_max is None else n_max, low=n0)
+        if n_max is None:
+            n_max = check_reps("n_reps", problem.n_reps)  # the problem's, named as such when bad
+        n_max = check_reps("n_reps_max", n_max, low=n0)
         return n0, n_max
 
     def _full_at(self) -> float:
@@ -256,7 +265,7 @@ class NSGA2(Solver):
         have = state.count[front]
         need = np.maximum(n_max - have, 0)
         order = np.lexsort((front, have))
-        spend = np.diff(np.minimum(np.concatenate([[0], np.cumsum(need[order])]), state.remaining))
+        spend = np.diff(np.minimum(np.concatenate([[0], np.cumsum(need[order])]), _left(state)))
         add = np.zeros(len(front), dtype=np.int64)
         add[order] = spend
         return requests(front, add)
@@ -279,16 +288,17 @@ class NSGA2(Solver):
         rank, crowding = self._ranked(state)
         top_up = np.maximum(r - state.count[self._pop], 0)
         self._starved = False
-        if top_up.sum() >= state.remaining:  # last generation: top up the best-ranked first
+        left = _left(state)
+        if top_up.sum() >= left:  # last generation: top up the best-ranked first
             self._generation += 1
             order = np.lexsort((-crowding, rank))
-            spend = np.diff(np.minimum(np.concatenate([[0], np.cumsum(top_up[order])]), state.remaining))
+            spend = np.diff(np.minimum(np.concatenate([[0], np.cumsum(top_up[order])]), left))
             add = np.zeros(len(self._pop), dtype=np.int64)
             add[order] = spend
             return requests(self._pop, add)
         children = self._children(state, rank, crowding)
         cost = np.maximum(r - state.count[children], 0)
-        affordable = np.cumsum(cost) <= state.remaining - top_up.sum()
+        affordable = np.cumsum(cost) <= left - top_up.sum()
         self._starved = not affordable.all()
         self._offspring = children[affordable]
         if len(self._offspring) or top_up.any():

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int
+from mopt.core.problem import check_reps
 from mopt.solvers.base import SearchState, Solver, requests, resolve_utility, utility_scores
 
 __all__ = ["OCBA", "ocba_ratios", "ocba_allocation", "allocate", "largest_remainder"]
@@ -186,13 +187,14 @@ class Sequential(Solver):
     def _n0(self, problem, budget=None) -> int:
         n0 = self.options["n0"]
         if n0 is not None:
-            return check_int("n0", n0, low=2)
+            return check_reps("n0", n0, low=2)
         if budget is None:
-            budget = problem.n_designs * problem.n_reps
+            budget = problem.n_designs * check_reps("n_reps", problem.n_reps)
         return int(min(10, max(2, budget // (2 * problem.n_designs))))
 
     def _default_budget(self, problem):
-        return max(problem.n_designs * problem.n_reps, self._min_budget(problem))
+        low = self._min_budget(problem)
+        return max(problem.n_designs * check_reps("n_reps", problem.n_reps), low)
 
     def _min_budget(self, problem):
         self._delta(problem, None)
@@ -217,7 +219,7 @@ class OCBA(Sequential):
 
     def _delta(self, problem, budget=None):
         d = self.options["delta"]
-        return max(10, problem.n_designs // 10) if d is None else check_int("delta", d, low=1)
+        return max(10, problem.n_designs // 10) if d is None else check_reps("delta", d)
 
     def _min_budget(self, problem):
         resolve_utility(problem, self.options["utility"])

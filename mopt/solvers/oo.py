@@ -22,6 +22,7 @@ from pymoo.operators.survival.rank_and_crowding.metrics import calc_crowding_dis
 from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.problem import check_reps
 from mopt.solvers.base import SearchState, Solver, resolve_utility, utility_scores
 
 __all__ = ["OO", "rough_order"]
@@ -86,9 +87,17 @@ class OO(Solver):
 
     # -- options ----------------------------------------------------------------------------------
     def _reps(self, problem):
-        n_rough = check_int("n_rough", self.options["n_rough"], low=1)
+        n_rough = check_reps("n_rough", self.options["n_rough"])
         acc = self.options["n_accurate"]
-        n_acc = check_int("n_accurate", problem.n_reps if acc is None else acc, low=n_rough)
+        # n_accurate defaults to the problem's n_reps (named as such when it is bad)
+        if acc is None:
+            n_acc = check_reps("n_reps", problem.n_reps)
+            what = "the problem's 'n_reps' (the default 'n_accurate')"
+        else:
+            n_acc, what = check_reps("n_accurate", acc), "'n_accurate'"
+        if n_acc < n_rough:
+            raise InputError(f"{what} must be >= n_rough={n_rough} (the rough replications are "
+                             f"reused); got {n_acc}.")
         return n_rough, n_acc
 
     def _u_max(self, problem):
@@ -139,6 +148,7 @@ class OO(Solver):
         return u, max(1, s)
 
     def _min_budget(self, problem):
+        self._u_max(problem)  # validates alpha
         self._truth(problem)
         self._g(problem)
         if self.options["utility"] is not None:
