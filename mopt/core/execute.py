@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["Runner", "local_cluster", "make_batches", "run_batches", "n_workers"]
+__all__ = ["Runner", "local_cluster", "make_batches", "n_workers"]
 
 #: in-process with a journal, batches last at least about this long (seconds)
 COMMIT_SECONDS = 0.2
@@ -105,10 +105,10 @@ class Runner:
         return n_workers(self.executor)
 
     def batch_size(self, pairs: int, batch_size: int | None = None, *, journal: bool = False) -> int:
-        """Design × replication pairs per batch: ``batch_size`` if given; else, in-process, all in
-        one vectorised call (with a journal, about 16 calls of at least COMMIT_SECONDS each, so
-        that work is committed as it goes);
-        on an executor, about four batches per worker, so that work spreads and stragglers are short."""
+        """Design × replication pairs per batch of a round of ``pairs``: ``batch_size`` if given;
+        in-process, one vectorised call (with a journal, about 16 calls of at least
+        :data:`COMMIT_SECONDS` each, so that work is committed as it goes); on an executor, about
+        four batches per worker, so that work spreads and stragglers are short."""
         if batch_size is not None:
             return int(batch_size)
         if self.executor is None:
@@ -169,23 +169,6 @@ class Runner:
             except Exception:  # noqa: BLE001 - a cluster already gone
                 pass
             self._shipped = None
-
-
-def run_batches(problem, batches, entropy: int, executor=None, on_done=None) -> list[np.ndarray]:
-    """Evaluate ``batches`` of ``(indices, reps)`` and return their arrays in order.
-
-    ``on_done`` is called with the number of replications of each batch as it finishes.
-    """
-    runner = Runner(problem, entropy, executor)
-    out: list = [None] * len(batches)
-    try:
-        for k, values in runner.run(batches):
-            out[k] = values
-            if on_done:
-                on_done(values.shape[0] * values.shape[1])
-    finally:
-        runner.close()
-    return out
 
 
 @contextmanager
