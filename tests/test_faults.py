@@ -135,13 +135,13 @@ def test_cli_workers_gives_the_same_files_as_in_process(tmp_path):
 
 def test_dask_worker_killed_mid_run_gives_the_identical_result(dask_client):
     problem = NTDMrProblem(reference_environment(0.1), n_reps=10)
-    expected = mopt.solve(problem, "exhaustive", seed=6, n_reps=200)
+    expected = mopt.solve(problem, "exhaustive", seed=6, n_reps=300)
     client = dask_client
     pids = client.run(os.getpid)  # worker address -> process id
     box = {}
 
-    def work():  # 200 batches of one replication of every design
-        box["result"] = mopt.solve(problem, "exhaustive", seed=6, n_reps=200, executor=client, batch_size=289)
+    def work():  # 300 batches of one replication of every design
+        box["result"] = mopt.solve(problem, "exhaustive", seed=6, n_reps=300, executor=client, batch_size=289)
 
     thread = threading.Thread(target=work)
     thread.start()
@@ -151,8 +151,15 @@ def test_dask_worker_killed_mid_run_gives_the_identical_result(dask_client):
         time.sleep(0.05)
         busy = [addr for addr, tasks in client.processing().items() if tasks and addr in pids]
     assert busy, "no worker ever had a batch"
-    os.kill(pids[busy[0]], signal.SIGKILL)  # a worker holding batches dies
+    # the worst case: every worker holding the problem itself dies (with the batches it runs)
+    holders = {w for key, ws in client.who_has().items() if str(key).startswith(("_same", "NTDMrProblem"))
+               for w in ws}
+    victims = sorted(holders & set(pids)) or busy[:1]
+    for victim in victims:
+        os.kill(pids[victim], signal.SIGKILL)
+    assert thread.is_alive(), "the run ended before the kill"
     thread.join(timeout=300)
     assert not thread.is_alive()
-    assert pids[busy[0]] not in client.run(os.getpid).values()  # it really died (the nanny replaced it)
+    alive = set(client.run(os.getpid).values())
+    assert not alive & {pids[v] for v in victims}  # they really died (the nannies replaced them)
     assert_same_result(expected, box["result"])

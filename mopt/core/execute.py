@@ -5,9 +5,10 @@ Work is shipped in batches (designs × a range of replications); each batch is o
 replication)``, the values do not depend on the batching, the executor or the order in which
 batches finish.
 
-A Dask ``distributed.Client`` (or its ``get_executor()``) gets the problem once per run
-(``scatter``, broadcast to every worker) and then only batch descriptions; if a worker dies, Dask
-runs its batches again elsewhere and the values are the same.
+A Dask ``distributed.Client`` (or its ``get_executor()``) gets the problem once per run (as the
+result of a task, which the scheduler recomputes if the worker holding it dies) and then only
+batch descriptions; if a worker dies, Dask runs its batches again elsewhere and the values are the
+same.
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ def n_workers(executor) -> int:
         if isinstance(n, int) and n > 0:
             return n
     return 4
+
+
+def _same(value):
+    return value
 
 
 def _replicate(problem, indices, reps, entropy):
@@ -152,7 +157,9 @@ class Runner:
 
         client = self._client
         if self._shipped is None:
-            self._shipped = client.scatter(self.problem, broadcast=True, hash=False)
+            # a task whose result is the problem, not scattered data: if the worker holding it
+            # dies, the scheduler recomputes it from the task (scattered data would be lost)
+            self._shipped = client.submit(_same, self.problem, pure=False)
         futures = [client.submit(_replicate, self._shipped, idx, reps, self.entropy, pure=False)
                    for idx, reps in batches]
         order = {fut.key: k for k, fut in enumerate(futures)}
