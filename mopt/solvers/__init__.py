@@ -43,7 +43,7 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, journa
     progress : bool
         Show a progress bar (stderr) of replications done / budget, with the time left.
     batch_size : int or None
-        Design × replication pairs per batch (None: all at once in-process, about four batches
+        Design × replication pairs per batch (None: all at once in-process, about eight batches
         per worker on an executor).  Results do not depend on it.
     **options
         Method options (e.g. ``n_reps`` for ``exhaustive``, ``alpha`` for ``blind_pick``).

@@ -69,7 +69,7 @@ def test_runner_default_batch_sizes():
     assert Runner(problem, 1).batch_size(1000, journal=True) == 63  # ~16 commits per round
     with ThreadPoolExecutor(2) as pool:
         assert n_workers(pool) == 2
-        assert Runner(problem, 1, pool).batch_size(1000) == 125  # four batches per worker
+        assert Runner(problem, 1, pool).batch_size(1000) == 63  # eight batches per worker
         assert Runner(problem, 1, pool).batch_size(1000, 10) == 10
 
 
