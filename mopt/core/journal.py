@@ -136,6 +136,13 @@ class Journal:
         return self.n_loaded + self.n_committed
 
     # -- reading and writing -------------------------------------------------------------------
+    @staticmethod
+    def _pair_keys(indices: np.ndarray, reps: np.ndarray) -> np.ndarray:
+        if (len(reps) and reps.max() >= _SHIFT) or (len(indices) and indices.max() >= _SHIFT // 2):
+            raise InputError("a journal holds replications 0 .. 2**32 - 1 of designs 0 .. 2**31 - 1; "
+                             f"got design {indices.max()}, replication {reps.max()}.")
+        return (indices[:, None] * _SHIFT + reps[None, :]).ravel()
+
     def lookup(self, indices, reps) -> tuple[np.ndarray, np.ndarray]:
         """Which of the pairs ``indices × reps`` were in the journal when it was opened.
 
@@ -144,7 +151,7 @@ class Journal:
         """
         indices = np.asarray(indices, dtype=np.int64)
         reps = np.asarray(reps, dtype=np.int64)
-        keys = (indices[:, None] * _SHIFT + reps[None, :]).ravel()
+        keys = self._pair_keys(indices, reps)
         pos = np.searchsorted(self._keys, keys)
         found = pos < len(self._keys)
         found[found] = self._keys[pos[found]] == keys[found]
@@ -158,6 +165,7 @@ class Journal:
         indices = np.asarray(indices, dtype=np.int64)
         reps = np.asarray(reps, dtype=np.int64)
         values = np.asarray(values, dtype=float)
+        self._pair_keys(indices, reps)
         rows = [
             (int(i), int(r), *[None if np.isnan(v) else float(v) for v in values[a, b]])
             for a, i in enumerate(indices)
