@@ -105,7 +105,7 @@ class Runner:
         self.entropy = int(entropy)
         self.executor = executor
         self._client = None if executor is None else _dask_client(executor)
-        self._shipped = None  # the problem scattered to the Dask workers
+        self._shipped = None  # the Dask future whose result is the problem
         self._pair_seconds = 0.0  # in-process: seconds per design x replication pair, last batch
 
     @property
