@@ -193,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mopt: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug, or a failure outside mopt (e.g. a Dask cluster)
+        if os.environ.get("MOPT_DEBUG"):
+            raise
+        print(f"mopt: error: {type(exc).__name__}: {_message(exc)} (MOPT_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return 1
 
 
 def _message(exc: BaseException) -> str:

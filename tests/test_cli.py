@@ -532,3 +532,15 @@ def test_traces_describe_a_bad_record_names_file_and_line(tmp_path, capsys):
         count_bad_input("cli")
 
     check()
+
+
+def test_an_unexpected_error_is_one_line_with_exit_1(tmp_path, capsys, monkeypatch):
+    """A bug (here: a KeyError raised inside the search) gives one line and exit code 1."""
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(mopt, "solve", broken)
+    code = main(["demo", "--out", str(tmp_path / "d"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.strip().splitlines() == ["mopt: error: KeyError: 'boom' (MOPT_DEBUG=1 shows the traceback)"]

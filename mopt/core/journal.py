@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mopt.core.errors import InputError
+from mopt.core.errors import InputError, MoptError
 
 __all__ = ["Journal"]
 
@@ -179,6 +179,10 @@ class Journal:
             # a pair already present holds the same values (they depend on seed, design, rep only)
             db.executemany(f"INSERT OR IGNORE INTO replications VALUES ({marks})", rows)
             db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            db.execute("ROLLBACK")
+            raise MoptError(f"journal {str(self.path)!r}: cannot record replications ({exc}); what it "
+                            "holds is intact, run again to resume.") from None
         except BaseException:
             db.execute("ROLLBACK")
             raise

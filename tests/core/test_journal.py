@@ -172,3 +172,33 @@ def test_fuzzed_journal_files_are_refused_by_name_and_left_untouched(tmp_path):
         count_bad_input("journal")
 
     check()
+
+
+def test_a_failed_commit_is_one_error_and_keeps_what_was_committed(tmp_path):
+    from mopt.core.errors import MoptError
+
+    path = tmp_path / "j.sqlite"
+    p = problem()
+    j = Journal(path, p, seed=1)
+    j.commit([0], [0, 1], np.ones((1, 2, 2)))
+
+    class DiskFull:  # the connection, with every bulk insert failing as on a full disk
+        def __init__(self, db):
+            self.db = db
+            self.total_changes = db.total_changes
+
+        def execute(self, *args):
+            return self.db.execute(*args)
+
+        def executemany(self, *args):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        def close(self):
+            self.db.close()
+
+    j._db = DiskFull(j._db)
+    with pytest.raises(MoptError, match=r"j.sqlite.*disk is full.*run again to resume"):
+        j.commit([1], [0], np.ones((1, 1, 2)))
+    j.close()
+    with Journal(path, p, seed=1) as again:
+        assert len(again) == 2  # the first commit is intact, the failed one left nothing
