@@ -32,6 +32,9 @@ STRATEGY_COLUMNS = ["N", "T", "D", "Mr"]
 DEMO_BUDGET = 1.0  # cent/task
 DEMO_DEADLINE = 8000.0  # s
 MAX_ROWS = 40  # frontier rows printed by `mopt frontier` (all are written to front.csv)
+#: errors that mean bad input (exit code 2); anything else is exit code 1
+BAD_INPUT = (InputError, TypeError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError,
+             NotADirectoryError, FileExistsError)
 
 
 # -- argument parsing --------------------------------------------------------------------------
@@ -181,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
         if os.environ.get("MOPT_DEBUG"):
             raise
-        code = 2 if isinstance(exc, (InputError, TypeError, ValueError, OSError)) else 1
+        code = 2 if isinstance(exc, BAD_INPUT) else 1  # other OSErrors: a full disk, a lost cluster
         print(f"mopt: error: {_message(exc)}", file=sys.stderr)
         return code
     except MemoryError as exc:
@@ -220,9 +223,14 @@ def _executor(args):
     if args.scheduler is None and args.workers < 2:
         yield None
         return
+    import logging
+
     from distributed import Client
 
     from mopt.core.execute import local_cluster
+
+    quiet = logging.ERROR if os.environ.get("MOPT_DEBUG") else logging.CRITICAL
+    logging.getLogger("distributed").setLevel(quiet)  # mopt reports failures in one line
 
     if args.scheduler is not None:
         try:
@@ -233,7 +241,7 @@ def _executor(args):
         with client:
             yield client
         return
-    with local_cluster(args.workers) as client:
+    with local_cluster(args.workers, log_level=quiet) as client:
         yield client
 
 

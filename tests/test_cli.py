@@ -544,3 +544,15 @@ def test_an_unexpected_error_is_one_line_with_exit_1(tmp_path, capsys, monkeypat
     err = capsys.readouterr().err
     assert code == 1
     assert err.strip().splitlines() == ["mopt: error: KeyError: 'boom' (MOPT_DEBUG=1 shows the traceback)"]
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), ConnectionResetError("lost"),
+                                   TimeoutError("scheduler gone")])
+def test_failures_that_are_not_bad_input_exit_1(tmp_path, capsys, monkeypatch, error):
+    def broken(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(mopt, "solve", broken)
+    code = main(["demo", "--out", str(tmp_path / "d"), "--quiet"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(lines) == 1 and lines[0].startswith("mopt: error: ")

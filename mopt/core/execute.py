@@ -171,7 +171,10 @@ class Runner:
             for fut in dask_completed(futures):
                 yield order[fut.key], np.asarray(fut.result())
         finally:
-            client.cancel([f for f in futures if not f.done()])
+            try:
+                client.cancel([f for f in futures if not f.done()])
+            except Exception:  # noqa: BLE001 - a client already closed: keep the original error
+                pass
 
     def close(self) -> None:
         if self._shipped is not None:
@@ -183,11 +186,12 @@ class Runner:
 
 
 @contextmanager
-def local_cluster(n_workers: int, *, threads: int | None = None):
+def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int | None = None):
     """A ``distributed.Client`` of a local Dask cluster of ``n_workers`` processes (closed on exit).
 
     Each worker runs one task at a time and gives its compiled simulators ``threads`` threads
     (default: the cores divided among the workers), so that workers do not fight over cores.
+    ``log_level`` is the level below which Dask's own log messages are silenced (default: ERROR).
 
     Examples
     --------
@@ -206,6 +210,6 @@ def local_cluster(n_workers: int, *, threads: int | None = None):
     # the scheduler's HTTP server (dashboard) takes any free port
     with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": str(threads)}):
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=log_level or logging.ERROR)
     with cluster, Client(cluster) as client:
         yield client

@@ -7,8 +7,9 @@ search, takes every replication the journal holds instead of simulating it, and 
 the result of an uninterrupted run.  The search decisions are replayed, not stored: they follow
 from the seed and the replications.
 
-Every finished batch is committed in one transaction (WAL mode), so a crash loses at most the
-batches still running.  A journal records the problem's fingerprint and the seed; opening it for
+Every finished batch is committed in one transaction (WAL mode), so a killed process loses at
+most the batches still running (after an operating-system crash or a power loss, the last commits
+may be lost too, but the file stays consistent and resuming stays correct).  A journal records the problem's fingerprint and the seed; opening it for
 another problem or seed is refused rather than mixed in.
 
 Tables: ``meta(key, value)`` and ``replications(design, rep, <objective>...)`` with one row per
@@ -71,16 +72,27 @@ class Journal:
             with open(self.path, "rb") as f:
                 if f.read(16) != b"SQLite format 3\x00":  # SQLite would overwrite a short file
                     raise InputError(f"journal {str(self.path)!r} is not a mopt journal (not an SQLite file).")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"'journal': cannot create {str(self.path)!r} ({exc.strerror or exc}).") from None
+        self._db = None
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self.seed = self._open(seed)
             self._load()
-        except sqlite3.DatabaseError as exc:
+        except InputError:
             self.close()
-            raise InputError(f"journal {str(self.path)!r} is not a mopt journal (SQLite says: {exc}).") from None
+            raise
+        except sqlite3.OperationalError as exc:  # e.g. a directory that cannot be written
+            self.close()
+            raise InputError(f"'journal': cannot open {str(self.path)!r} (SQLite says: {exc}).") from None
+        except (sqlite3.DatabaseError, KeyError, ValueError, TypeError) as exc:
+            self.close()
+            raise InputError(f"journal {str(self.path)!r} is not a mopt journal, or is damaged "
+                             f"({type(exc).__name__}: {exc}).") from None
 
     # -- opening -----------------------------------------------------------------------------
     def _open(self, seed: int | None) -> int:
@@ -110,6 +122,10 @@ class Journal:
                 f"journal {str(self.path)!r} was written for another problem (fingerprint "
                 f"{meta.get('fingerprint')}, this problem {self.fingerprint}); use another journal file."
             )
+        columns = [r[1] for r in db.execute("PRAGMA table_info(replications)")]
+        if columns != ["design", "rep", *self.objectives]:
+            raise InputError(f"journal {str(self.path)!r} records the columns {columns[2:]}, not this "
+                             f"problem's objectives {list(self.objectives)}.")
         stored = int(meta["seed"])
         if seed is not None and int(seed) != stored:
             raise InputError(f"journal {str(self.path)!r} was written with seed {stored}, not {int(seed)}; "
@@ -130,6 +146,7 @@ class Journal:
             self._values = np.empty((0, m))
         self.n_loaded = len(rows)
         self.n_committed = 0
+        self._pending: list[tuple[np.ndarray, np.ndarray]] = []  # committed since, not yet indexed
 
     def __len__(self) -> int:
         """Replications in the journal (loaded at opening plus committed since)."""
@@ -144,7 +161,7 @@ class Journal:
         return (indices[:, None] * _SHIFT + reps[None, :]).ravel()
 
     def lookup(self, indices, reps) -> tuple[np.ndarray, np.ndarray]:
-        """Which of the pairs ``indices × reps`` were in the journal when it was opened.
+        """Which of the pairs ``indices × reps`` the journal holds.
 
         Returns ``(found, values)``: a boolean array (len(indices), len(reps)) and the values
         (len(indices), len(reps), n_obj), NaN where not found.
@@ -152,6 +169,11 @@ class Journal:
         indices = np.asarray(indices, dtype=np.int64)
         reps = np.asarray(reps, dtype=np.int64)
         keys = self._pair_keys(indices, reps)
+        if self._pending:  # what this object committed since it was opened is found too
+            new_keys = np.concatenate([self._keys, *(k for k, _ in self._pending)])
+            new_values = np.concatenate([self._values, *(v for _, v in self._pending)])
+            new_keys, first = np.unique(new_keys, return_index=True)
+            self._keys, self._values, self._pending = new_keys, new_values[first], []
         pos = np.searchsorted(self._keys, keys)
         found = pos < len(self._keys)
         found[found] = self._keys[pos[found]] == keys[found]
@@ -165,7 +187,7 @@ class Journal:
         indices = np.asarray(indices, dtype=np.int64)
         reps = np.asarray(reps, dtype=np.int64)
         values = np.asarray(values, dtype=float)
-        self._pair_keys(indices, reps)
+        keys = self._pair_keys(indices, reps)
         rows = [
             (int(i), int(r), *[None if np.isnan(v) else float(v) for v in values[a, b]])
             for a, i in enumerate(indices)
@@ -180,13 +202,16 @@ class Journal:
             db.executemany(f"INSERT OR IGNORE INTO replications VALUES ({marks})", rows)
             db.execute("COMMIT")
         except sqlite3.Error as exc:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
+                db.execute("ROLLBACK")
             raise MoptError(f"journal {str(self.path)!r}: cannot record replications ({exc}); what it "
                             "holds is intact, run again to resume.") from None
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
         self.n_committed += db.total_changes - before
+        self._pending.append((keys, values.reshape(len(keys), len(self.objectives))))
 
     def close(self) -> None:
         db = getattr(self, "_db", None)

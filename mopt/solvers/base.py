@@ -162,6 +162,9 @@ def _open_journal(journal, problem, seed):
     if journal is None:
         return None, resolve_seed(seed), False
     if isinstance(journal, Journal):
+        if journal.fingerprint != problem.fingerprint():
+            raise InputError(f"journal {str(journal.path)!r} was written for another problem (fingerprint "
+                             f"{journal.fingerprint}, this problem {problem.fingerprint()}).")
         if seed is not None and resolve_seed(seed) != journal.seed:
             raise InputError(f"'seed' {resolve_seed(seed)} differs from the journal's seed {journal.seed}.")
         return journal, journal.seed, False
@@ -186,8 +189,8 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
     reused = 0
     try:
         while True:
-            requests = solver._ask(state)
-            total = sum(len(np.atleast_1d(idx)) * int(n) for idx, n in requests)
+            plan = _plan(state, solver._ask(state))
+            total = sum(len(idx) * len(reps) for idx, reps in plan)
             if total == 0:
                 break
             if total > state.remaining:
@@ -195,7 +198,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
                     f"method {solver.name!r} asked for {total} replications with {state.remaining} left "
                     "(a bug in the method: please report it)."
                 )
-            reused += _round(state, _plan(state, requests), runner, jr, bar, batch_size)
+            reused += _round(state, plan, runner, jr, bar, batch_size)
             state.spent += total
     finally:
         runner.close()

@@ -193,6 +193,10 @@ def test_a_failed_commit_is_one_error_and_keeps_what_was_committed(tmp_path):
         def executemany(self, *args):
             raise sqlite3.OperationalError("database or disk is full")
 
+        @property
+        def in_transaction(self):
+            return self.db.in_transaction
+
         def close(self):
             self.db.close()
 
@@ -202,3 +206,50 @@ def test_a_failed_commit_is_one_error_and_keeps_what_was_committed(tmp_path):
     j.close()
     with Journal(path, p, seed=1) as again:
         assert len(again) == 2  # the first commit is intact, the failed one left nothing
+
+
+def test_a_real_full_disk_is_one_error_naming_the_journal(tmp_path):
+    """SQLite rolls back by itself on SQLITE_FULL; the error still names the file."""
+    from mopt.core.errors import MoptError
+
+    p = problem()
+    with Journal(tmp_path / "j.sqlite", p, seed=1) as j:
+        j._db.execute("PRAGMA max_page_count=12")
+        with pytest.raises(MoptError, match=r"j.sqlite.*full"):
+            j.commit(np.arange(6), np.arange(5000), np.ones((6, 5000, 2)))
+
+
+def test_a_journal_object_is_checked_and_sees_its_own_commits(tmp_path):
+    path = tmp_path / "j.sqlite"
+    a = problem()
+    with Journal(path, a, seed=1) as j:
+        first = mopt.solve(a, "exhaustive", seed=1, journal=j, n_reps=3)
+        again = problem()
+        second = mopt.solve(again, "exhaustive", seed=1, journal=j, n_reps=3)  # same object: all reused
+        assert again.simulated == [] and second.info["journal"]["reused"] == 18
+        assert_same_result(first, second)
+        with pytest.raises(InputError, match="another problem"):
+            mopt.solve(problem(sd=3.0), "exhaustive", seed=1, journal=j, n_reps=3)
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE meta SET value = 'x' WHERE key = 'seed'",
+    "DELETE FROM meta WHERE key = 'seed'",
+    'ALTER TABLE replications RENAME COLUMN "f2" TO "g2"',
+    "UPDATE replications SET \"f1\" = 'abc'",
+])
+def test_a_damaged_journal_is_refused_by_name(tmp_path, damage):
+    path = tmp_path / "j.sqlite"
+    mopt.solve(problem(), "exhaustive", seed=1, journal=path, n_reps=2)
+    db = sqlite3.connect(path)
+    db.execute(damage)
+    db.commit()
+    db.close()
+    with pytest.raises(InputError, match=r"j.sqlite"):
+        mopt.solve(problem(), "exhaustive", seed=1, journal=path, n_reps=2)
+
+
+def test_a_journal_under_a_file_is_refused_by_name(tmp_path):
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(InputError, match=r"'journal': cannot create .*plain/j.sqlite"):
+        mopt.solve(problem(), "exhaustive", seed=1, journal=tmp_path / "plain" / "j.sqlite", n_reps=2)
