@@ -96,6 +96,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tm
     assert meta["info"]["journal"]["reused"] == before, (kills, rows)
     assert meta["info"]["journal"]["simulated"] == 12000 - before
     assert journal_rows(journal) == 12000  # each replication once (primary key (design, rep))
+    assert not list(out.glob(".*.tmp"))  # temporary files of killed writers are gone
 
 
 def _outputs(result, directory: Path) -> dict[str, bytes]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
 import tempfile
@@ -23,7 +25,9 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     """Call ``write(tmp_path)`` and move the file into place, so a crash never leaves half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    _remove_orphans(path)
+    # the temporary file's name carries the writer's pid: a killed writer's file can be cleaned up
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         write(tmp)
@@ -37,6 +41,25 @@ def atomic_write(path: str | os.PathLike, write) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _remove_orphans(path: Path) -> None:
+    """Delete temporary files of ``path`` left by writers that were killed (their pid is gone)."""
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but belongs to someone else
+        return True
+    return True
 
 
 def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives) -> pd.DataFrame:

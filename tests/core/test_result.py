@@ -283,3 +283,20 @@ def test_read_csv_round_trips_an_empty_result(tmp_path):
     empty.to_csv(tmp_path)
     back = Result.read_csv(tmp_path)
     assert len(back.evaluations) == 0 and len(back.front) == 0 and back.objectives == ("makespan", "cost")
+
+
+def test_atomic_write_removes_temporary_files_of_killed_writers(tmp_path):
+    """A writer killed mid-write leaves its temporary file; the next write of that file deletes it
+    (the writer's pid is gone), and keeps those of writers still alive."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    orphan = tmp_path / f".front.csv.{int(dead.stdout)}.abc123.tmp"
+    orphan.write_text("half a fi")
+    live = tmp_path / f".front.csv.{os.getpid()}.def456.tmp"
+    live.write_text("being written")
+    atomic_write(tmp_path / "front.csv", lambda p: open(p, "w").write("whole"))
+    assert (tmp_path / "front.csv").read_text() == "whole"
+    assert not orphan.exists() and live.exists()
