@@ -29,7 +29,6 @@ import dataclasses
 import math
 import numbers
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -502,7 +501,7 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     """
     from mopt.core.problem import StochasticProblem
     from mopt.solvers import solve
-    from mopt.solvers.base import resolve_utility, utility_scores
+    from mopt.solvers.base import progress_bar, resolve_utility, utility_scores
 
     # -- validate everything before simulating anything --
     if not isinstance(problem, StochasticProblem):
@@ -533,14 +532,9 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                              journal=_journal_file(journal, truth_seed), progress=progress)
         truth_reps = table.attrs["n_reps"]
     seeds = [_derived_seed(entropy, 0, m) for m in range(macroreps)]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        # replications allotted to the runs (a run may spend less than its budget)
-        total = macroreps * sum(b for m in methods for b in budget_list if fits[m, b])
-        bar = tqdm(total=total, unit="rep", desc="compare", leave=False, dynamic_ncols=True,
-                   mininterval=0.1 if sys.stderr.isatty() else 10.0)
+    # replications allotted to the runs (a run may spend less than its budget)
+    bar = progress_bar(progress, macroreps * sum(b for m in methods for b in budget_list if fits[m, b]),
+                        "compare")
     rows = []
     try:
         for method in methods:

@@ -510,13 +510,13 @@ def test_traces_describe_counts_the_real_kth_trace(capsys):
 
 
 def test_traces_describe_a_bad_record_names_file_and_line(tmp_path, capsys):
-    from conftest import count_bad_input
-    from hypothesis import HealthCheck, given, settings
+    from conftest import count_bad_input, fuzz
+    from hypothesis import given
     from hypothesis import strategies as st
 
     bad_tokens = st.sampled_from(["abc", "nan", "inf", "1e999", "1,5", "--3", "0x10", "\u00e9", "7e"])
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @fuzz(60)
     @given(n_good=st.integers(0, 5), field=st.integers(0, 17), token=bad_tokens, drop=st.booleans())
     def check(n_good, field, token, drop):
         fields = GOOD_RECORD.split()

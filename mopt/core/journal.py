@@ -160,8 +160,19 @@ class Journal:
                              f"got design {indices.max()}, replication {reps.max()}.")
         return (indices[:, None] * _SHIFT + reps[None, :]).ravel()
 
+    def index_commits(self) -> None:
+        """Make what this object committed since it was opened (or last indexed) visible to
+        :meth:`lookup`.  A run never asks for a pair it committed itself, so the driver calls this
+        once per run, not once per lookup."""
+        if self._pending:
+            keys = np.concatenate([self._keys, *(k for k, _ in self._pending)])
+            values = np.concatenate([self._values, *(v for _, v in self._pending)])
+            keys, first = np.unique(keys, return_index=True)
+            self._keys, self._values, self._pending = keys, values[first], []
+
     def lookup(self, indices, reps) -> tuple[np.ndarray, np.ndarray]:
-        """Which of the pairs ``indices × reps`` the journal holds.
+        """Which of the pairs ``indices × reps`` the journal held when it was opened or last
+        indexed (:meth:`index_commits`).
 
         Returns ``(found, values)``: a boolean array (len(indices), len(reps)) and the values
         (len(indices), len(reps), n_obj), NaN where not found.
@@ -169,11 +180,6 @@ class Journal:
         indices = np.asarray(indices, dtype=np.int64)
         reps = np.asarray(reps, dtype=np.int64)
         keys = self._pair_keys(indices, reps)
-        if self._pending:  # what this object committed since it was opened is found too
-            new_keys = np.concatenate([self._keys, *(k for k, _ in self._pending)])
-            new_values = np.concatenate([self._values, *(v for _, v in self._pending)])
-            new_keys, first = np.unique(new_keys, return_index=True)
-            self._keys, self._values, self._pending = new_keys, new_values[first], []
         pos = np.searchsorted(self._keys, keys)
         found = pos < len(self._keys)
         found[found] = self._keys[pos[found]] == keys[found]

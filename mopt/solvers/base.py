@@ -18,7 +18,7 @@ from mopt.core.problem import MAX_REPS
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
 
-__all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility"]
+__all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility", "progress_bar"]
 
 
 @dataclass
@@ -162,6 +162,7 @@ def _open_journal(journal, problem, seed):
     if journal is None:
         return None, resolve_seed(seed), False
     if isinstance(journal, Journal):
+        journal.index_commits()  # what an earlier run committed through this object is found too
         if journal.fingerprint != problem.fingerprint():
             raise InputError(f"journal {str(journal.path)!r} was written for another problem (fingerprint "
                              f"{journal.fingerprint}, this problem {problem.fingerprint()}).")
@@ -185,7 +186,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
     jr, entropy, own = _open_journal(journal, problem, seed)
     runner = Runner(problem, entropy, executor)
     state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]), budget_given=given)
-    bar = _progress_bar(progress, budget, solver.name)
+    bar = progress_bar(progress, budget, solver.name)
     reused = 0
     try:
         while True:
@@ -233,17 +234,17 @@ def _round(state, groups, runner, journal, bar, batch_size) -> int:
     pairs = sum(len(idx) * len(reps) for idx, reps in groups)
     size = runner.batch_size(pairs, batch_size, journal=journal is not None)
     for g, (idx, reps) in enumerate(groups):
-        found = np.zeros((len(idx), len(reps)), dtype=bool)
+        missing = [(np.arange(len(idx)), np.arange(len(reps)))]  # (rows, columns) of the group
         if journal is not None:
             found, known = journal.lookup(idx, reps)
             values[g][found] = known[found]
             reused += int(found.sum())
-        # designs missing the same replications are batched together
-        patterns: dict[bytes, list[int]] = {}
-        for row in np.flatnonzero(~found.all(axis=1)):
-            patterns.setdefault(found[row].tobytes(), []).append(int(row))
-        for rows in patterns.values():
-            cols = np.flatnonzero(~found[rows[0]])
+            if found.any():  # designs missing the same replications are batched together
+                patterns: dict[bytes, list[int]] = {}
+                for row in np.flatnonzero(~found.all(axis=1)):
+                    patterns.setdefault(found[row].tobytes(), []).append(int(row))
+                missing = [(rows, np.flatnonzero(~found[rows[0]])) for rows in patterns.values()]
+        for rows, cols in missing:
             for sub_rows, sub_cols in make_batches(rows, cols, size):  # positions in the group
                 batches.append((idx[sub_rows], reps[sub_cols]))
                 where.append((g, sub_rows, sub_cols))
@@ -261,7 +262,7 @@ def _round(state, groups, runner, journal, bar, batch_size) -> int:
     return reused
 
 
-def _progress_bar(progress, budget: int, name: str):
+def progress_bar(progress, budget: int, name: str):
     """A tqdm bar of replications done / budget with the time left, on stderr (never stdout);
     None when ``progress`` is false."""
     if not progress:
