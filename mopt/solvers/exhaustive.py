@@ -6,6 +6,7 @@ import numpy as np
 
 from mopt.core.errors import InputError
 from mopt.core.problem import check_reps
+from mopt.core.space import check_enumerable
 from mopt.solvers.base import SearchState, Solver
 
 __all__ = ["Exhaustive"]
@@ -15,7 +16,8 @@ class Exhaustive(Solver):
     """Every design with ``n_reps`` replications (default: the problem's ``n_reps``).
 
     With a ``budget`` smaller than ``n_designs × n_reps``, every design gets
-    ``budget // n_designs`` replications.
+    ``budget // n_designs`` replications.  A space above
+    :data:`~mopt.core.space.ENUMERATION_LIMIT` designs is refused (search it by sampling).
     """
 
     name = "exhaustive"
@@ -26,13 +28,16 @@ class Exhaustive(Solver):
         return check_reps("n_reps", problem.n_reps if n is None else n)
 
     def _default_budget(self, problem) -> int:
+        check_enumerable(self.name, problem.n_designs)
         return problem.n_designs * self._reps(problem)
 
     def _min_budget(self, problem) -> int:
+        check_enumerable(self.name, problem.n_designs)
         self._reps(problem)
         return problem.n_designs
 
     def _check(self, problem, budget):
+        check_enumerable(self.name, problem.n_designs)
         self._reps(problem)
         if budget < problem.n_designs:
             raise InputError(
