@@ -85,6 +85,13 @@ def repair(problem, X: np.ndarray) -> np.ndarray:
     other the nearest design in L1 distance (ties: the lowest index), from a table built once.
     Above: rows are rounded and clipped to ``[xl, xu]`` and looked up with ``problem.index``; a row
     that is still not a design is an error (the problem must override ``repair``).
+
+    Examples
+    --------
+    >>> from mopt.core.problem import FunctionProblem
+    >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+    >>> repair(prob, np.array([[1.0], [7.0]])).tolist()
+    [1, 2]
     """
     if problem.n_designs > REPAIR_TABLE_LIMIT:
         return _repair_untabulated(problem, X)
