@@ -61,11 +61,11 @@ from __future__ import annotations
 import csv
 import dataclasses
 import difflib
+import io
 import math
 import numbers
 import os
 import re
-import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +73,7 @@ from pathlib import Path
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import read_text, read_toml
 from mopt.core.problem import check_reps
 from mopt.expert.environment import Environment, shifted_lognormal
 from mopt.expert.online import ObservedTail, ThroughputLog, observe
@@ -164,16 +165,12 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
         A value of the wrong type, naming the file and the key.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such scenario file.") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a scenario file.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the scenario file ({exc}).") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: malformed TOML: {exc}.") from None
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"{path}: no such scenario file.")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a scenario file.")
+    # a regular file, bounded in size, line length and nesting (mopt.core.inputs)
+    data = read_toml(path, "scenario file")
 
     _check_keys(path, None, data, _SECTIONS)
     sections = {}
@@ -283,8 +280,11 @@ def _file(file) -> str:
 
 def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
     """Send times and turnaround times (inf = no result) from a CSV of observed instances."""
+    if not csv_path.exists() and not csv_path.is_symlink():
+        raise InputError(f"'file' {csv_path}: no such file.")
+    text = read_text(csv_path, "CSV file of instances")  # a regular file, bounded
     try:
-        with csv_path.open(newline="", encoding="utf-8") as fh:
+        with io.StringIO(text, newline="") as fh:
             reader = csv.DictReader(fh)
             columns = reader.fieldnames or []
             missing = [c for c in ("send_time", "turnaround_time") if c not in columns]
@@ -298,9 +298,7 @@ def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
                 send.append(_csv_number(csv_path, line, "send_time", row["send_time"], empty=None))
                 turn.append(_csv_number(csv_path, line, "turnaround_time", row["turnaround_time"],
                                         empty=math.inf))
-    except FileNotFoundError:
-        raise InputError(f"'file' {csv_path}: no such file.") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except csv.Error as exc:
         raise InputError(f"'file' {csv_path}: cannot read it ({exc}).") from None
     if not send:
         raise InputError(f"'file' {csv_path}: no instances (only a header).")

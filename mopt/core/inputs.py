@@ -223,8 +223,8 @@ def read_text(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> st
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
-        raise InputError(f"{name}, line {line}: not UTF-8 text (byte {raw[err.start]:#04x}); is this "
-                         f"the right {what}?") from None
+        raise InputError(f"{name}, line {line}: cannot read the {what}: not UTF-8 text (byte "
+                         f"{raw[err.start]:#04x}).") from None
 
 
 def check_nesting(value, where: str) -> None:
