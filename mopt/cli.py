@@ -58,9 +58,30 @@ def _seed(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    """``--workers``: an integer from 1 to MOPT_MAX_WORKERS (default 4 x the CPUs)."""
+    from mopt.core.inputs import check_workers
+
+    value = _positive_int(text)
+    try:
+        return check_workers("--workers", value)
+    except InputError as exc:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(exc).replace("'--workers' ", "", 1).rstrip(".")) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line, ``mopt: error: [COMMAND: ]MESSAGE (see ... --help)``, exit 2
+    (argparse's own prints the usage block first)."""
+
+    def error(self, message: str):
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        text = " ".join(f"{command + ': ' if command else ''}{message}".split())
+        self.exit(2, f"mopt: error: {text} (see '{self.prog} --help').\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mopt`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mopt",
         description="Multi-objective search over scheduling strategies estimated by simulation.",
         epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
@@ -73,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
         p.add_argument("--seed", type=_seed, default=None, metavar="S",
                        help="seed of the run (default: 1, or the scenario's [run] seed)")
-        p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
+        p.add_argument("--workers", type=_workers, default=1, metavar="W",
                        help="worker processes for the replications (>= 2: a local Dask cluster; "
-                            "same results)")
+                            "same results; at most MOPT_MAX_WORKERS, default 4 x the CPUs)")
         p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
                             "(same results)")

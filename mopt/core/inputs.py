@@ -42,10 +42,10 @@ import zlib
 
 import numpy as np
 
-from mopt.core.errors import InputError
+from mopt.core.errors import InputError, check_int
 
 __all__ = ["LIMITS", "limit", "read_bytes", "read_text", "read_toml", "read_json", "check_nesting",
-           "max_workers"]
+           "max_workers", "check_workers", "check_lines"]
 
 #: name -> (environment variable, default, what it bounds); the default of "workers" is per CPU
 LIMITS = {
@@ -85,6 +85,27 @@ def limit(name: str) -> int:
 def max_workers() -> int:
     """The largest ``--workers`` accepted: ``MOPT_MAX_WORKERS``, default 4 × ``os.cpu_count()``."""
     return limit("workers")
+
+
+def check_workers(name: str, value) -> int:
+    """A number of local worker processes: an integer in [1, :func:`max_workers`].
+
+    Examples
+    --------
+    >>> check_workers("--workers", 1)
+    1
+    >>> check_workers("--workers", 10**6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: '--workers' must be at most ...; got 1000000.
+    """
+    value = check_int(name, value, low=1)
+    cap = max_workers()
+    if value > cap:
+        var = LIMITS["workers"][0]
+        why = f"{var}" if os.environ.get(var, "").strip() else f"4 x {os.cpu_count() or 1} CPUs; set {var} to raise it"
+        raise InputError(f"'{name}' must be at most {cap} ({why}); got {value}.")
+    return value
 
 
 def _too_big(what: str, name: str, key: str, detail: str) -> InputError:
