@@ -285,6 +285,29 @@ def _check_out(out: Path) -> Path:
     return out
 
 
+#: the files each command writes into --out (a journal must not be one of them)
+OUTPUT_FILES = {
+    "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv"),
+    "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png"),
+    "compare": ("compare.csv", "summary.csv", "progress.png"),
+}
+
+
+def _check_journal(journal: str | None, out: Path, command: str) -> None:
+    """Refuse a ``--journal`` that the outputs would overwrite (``--out`` itself or one of the files
+    written into it): the journal would be lost at the end of the run.  Any other place, inside
+    ``--out`` too, is fine."""
+    if journal is None:
+        return
+    target = Path(journal).resolve()
+    outputs = [out, *(out / name for name in OUTPUT_FILES[command])]
+    for path in outputs:
+        if target == path.resolve():
+            what = "the output directory" if path == out else f"the output file {path.name}"
+            raise InputError(f"'--journal' {journal!r} is {what} of '--out' {str(out)!r}, which the run "
+                             "would overwrite; give the journal another name.")
+
+
 def _progress(args) -> bool:
     """A progress bar on stderr unless ``--quiet`` (updated every 10 s when stderr is not a TTY)."""
     return not args.quiet
@@ -382,6 +405,7 @@ def _demo(args) -> int:
 
     seed = 1 if args.seed is None else args.seed
     out = _check_out(Path(args.out))
+    _check_journal(args.journal, out, "demo")
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)
     print(
@@ -459,6 +483,7 @@ def _frontier(args) -> int:
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
     if not to_stdout:
         _check_out(out)
+        _check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
         f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
@@ -600,6 +625,7 @@ def _compare(args) -> int:
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
     out = _check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
+    _check_journal(args.journal, out, "compare")
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
     if utility is not None:  # a utility naming other columns fails here, before anything is printed
