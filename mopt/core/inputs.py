@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 import tomllib
 import zlib
 
@@ -219,7 +220,9 @@ def check_lines(raw: bytes, what: str, name: str) -> None:
     lengths = np.diff(bounds) - 1
     k = int(np.argmax(lengths))
     if lengths[k] > cap:
-        line = int(np.count_nonzero(arr[: bounds[k] + 1] == 10)) + 1 if k else 1
+        before = arr[: bounds[k] + 1]  # line ends: \n, and \r not followed by \n
+        lone_cr = (before == 13) & (np.append(arr[1 : len(before) + 1], 0)[: len(before)] != 10)
+        line = int(np.count_nonzero(before == 10) + np.count_nonzero(lone_cr)) + 1
         raise InputError(f"{name}, line {line}: the line is {int(lengths[k]):,} bytes long; the limit is "
                          f"{cap:,} bytes (set {LIMITS['line_bytes'][0]} to raise it); is this the right "
                          f"{what}?")
@@ -293,6 +296,8 @@ def read_toml(path: str | os.PathLike, what: str) -> dict:
         raise InputError(f"{name}: malformed TOML: {exc}.") from None
     except RecursionError:
         raise _deep(name, limit("nesting")) from None
+    except ValueError as exc:  # an integer of too many digits (tomllib lets int() raise)
+        raise InputError(f"{name}: malformed TOML: {_digits(exc)}.") from None
     check_nesting(doc, name)
     return doc
 
@@ -307,6 +312,14 @@ def read_json(path: str | os.PathLike, what: str):
     except RecursionError:
         raise _deep(name, limit("nesting")) from None
     except ValueError as exc:  # JSONDecodeError, and an integer of too many digits
-        raise InputError(f"{name}: malformed {what} ({' '.join(str(exc).split())}).") from None
+        raise InputError(f"{name}: malformed {what} ({_digits(exc)}).") from None
     check_nesting(doc, name)
     return doc
+
+
+def _digits(exc: ValueError) -> str:
+    """The parser's message, with Python's integer-digits limit said in words."""
+    text = " ".join(str(exc).split())
+    if "integer string conversion" in text:
+        return f"an integer has more than {sys.get_int_max_str_digits():,} digits"
+    return text

@@ -314,6 +314,16 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
         first = int(np.flatnonzero((ev["design"] == ev["design"].iloc[k]).to_numpy())[0])
         raise InputError(f"{where}: design {_py(ev['design'].iloc[k])} appears twice, at lines {first + 2} "
                          f"and {k + 2}.")
+    for name in ev.columns:  # a parameter column of numbers with a stray word: a hand edit gone wrong
+        col = ev[name]
+        if name in objectives or pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        num = pd.to_numeric(col, errors="coerce")
+        stray = (num.isna() & col.notna()).to_numpy()
+        if num.notna().any() and stray.any():
+            k = int(np.flatnonzero(stray)[0])
+            raise InputError(f"{where}: column {name!r} holds numbers and text; got {_py(col.iloc[k])!r} at "
+                             f"line {k + 2}.")
     numeric = [*objectives, *(c for c in (f"{o}_se" for o in objectives) if c in ev.columns)]
     for name in [*numeric, *(["n_reps"] if "n_reps" in ev.columns else [])]:
         col = ev[name]
