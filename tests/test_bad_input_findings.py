@@ -306,3 +306,13 @@ def test_7_decide_refuses_ragged_rows_and_repeated_designs(tmp_path, capsys, res
 ])
 def test_10_usage_errors_are_one_line(capsys, argv, fragment):
     one_line(capsys, main(argv), fragment, "--help")
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_7_journal_that_is_not_a_regular_file(tmp_path, special):
+    if special == "fifo":
+        special = str(tmp_path / "fifo")
+        os.mkfifo(special)
+    problem = mopt.NormalProblem([[1.0], [2.0]], sd=1.0)
+    with no_simulation(), pytest.raises(InputError, match=f"'journal' must be a regular file; '{special}' is not"):
+        mopt.solve(problem, "exhaustive", seed=1, journal=special)

@@ -68,6 +68,8 @@ class Journal:
         self.fingerprint = problem.fingerprint()
         if self.path.exists() and self.path.is_dir():
             raise InputError(f"'journal' must be a file; {str(self.path)!r} is a directory.")
+        if self.path.exists() and not self.path.is_file():  # a FIFO or a device: SQLite would hang or fail
+            raise InputError(f"'journal' must be a regular file; {str(self.path)!r} is not (a FIFO or a device).")
         if self.path.is_file() and self.path.stat().st_size > 0:
             with open(self.path, "rb") as f:
                 if f.read(16) != b"SQLite format 3\x00":  # SQLite would overwrite a short file
