@@ -21,6 +21,13 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, MoptError
+from mopt.core.interrupt import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    deferred_signals,
+    sigterm_raises,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -198,12 +205,15 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # usage errors (code 2) and --help (code 0)
         return int(exc.code or 0)
     try:
-        return args.func(args)
+        with sigterm_raises():  # SIGTERM (timeout, systemd, SLURM) cleans up like Ctrl-C
+            return args.func(args)
     except BrokenPipeError:  # e.g. `mopt demo | head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
+        if _interrupt(exc) is not None:
+            return _stopped(_interrupt(exc), args)
         if os.environ.get("MOPT_DEBUG"):
             raise
         code = 2 if isinstance(exc, BAD_INPUT) else 1  # other OSErrors: a full disk, a lost cluster
@@ -215,15 +225,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mopt: error: out of memory ({_message(exc)}); ask for fewer replications (n_reps, "
               "--budget) or designs", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("mopt: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
+        return _stopped(exc, args)
     except Exception as exc:  # noqa: BLE001 - a bug, or a failure outside mopt (e.g. a Dask cluster)
+        if _interrupt(exc) is not None:
+            return _stopped(_interrupt(exc), args)
         if os.environ.get("MOPT_DEBUG"):
             raise
         print(f"mopt: error: {type(exc).__name__}: {_message(exc)} (MOPT_DEBUG=1 shows the traceback)",
               file=sys.stderr)
         return 1
+
+
+def _interrupt(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind ``exc``, if any (a signal that arrives inside compiled code can
+    surface as a SystemError whose context is the KeyboardInterrupt)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _stopped(exc: KeyboardInterrupt, args) -> int:
+    """One line for a run stopped by Ctrl-C (exit 130) or SIGTERM (exit 143)."""
+    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+    journal = getattr(args, "journal", False)  # False: a command without --journal
+    resume = ("" if journal is False else "; run the same command again to resume" if journal
+              else "; give --journal to make a run resumable")
+    print(f"mopt: {what}{resume}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def _message(exc: BaseException) -> str:
@@ -388,20 +421,29 @@ def _dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
     return bool((((m <= makespan) & (c <= cost)) & ((m < makespan) | (c < cost))).any())
 
 
-def _write_outputs(result, out: Path, figure) -> list[Path]:
-    from mopt.plot import save_figure
+def _write_outputs(result, out: Path, figure, extra: dict | None = None) -> list[Path]:
+    """Write a result's set of files (``figure``: writes ``front.png`` to the path it is given;
+    ``extra``: more files, name -> writer of a path) so that a reader never takes a half-replaced
+    set for a result: SIGINT and SIGTERM wait until the set is written, the old ``result.json``
+    goes first and the new one, the manifest listing the sha256 of every file, comes last."""
+    from mopt.core.result import atomic_write
 
-    result.to_csv(out)
-    save_figure(figure, out / "front.png")
-    return [out / n for n in ("front.csv", "evaluations.csv", "result.json")] + [out / "front.png"]
+    extra = extra or {}
+    with deferred_signals():
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "result.json").unlink(missing_ok=True)
+        figure(out / "front.png")
+        for name, write in extra.items():
+            atomic_write(out / name, write)
+        result.to_csv(out, files=["front.png", *extra])
+    return [out / n for n in ("front.csv", "evaluations.csv", "result.json", "front.png", *extra)]
 
 
 # -- demo --------------------------------------------------------------------------------------
 def _demo(args) -> int:
     import mopt
-    from mopt.core.result import atomic_write
     from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
-    from mopt.plot import plot_frontier
+    from mopt.plot import plot_frontier, save_figure
 
     seed = 1 if args.seed is None else args.seed
     out = _check_out(Path(args.out))
@@ -457,9 +499,8 @@ def _demo(args) -> int:
         caption=f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}. "
                 "F_s is a stand-in (shifted lognormal) for the paper's Fig. 5 CDF.",
     )
-    written = _write_outputs(result, out, fig)
-    atomic_write(out / "statics.csv", lambda p: statics.to_csv(p, index=False))
-    written.append(out / "statics.csv")
+    written = _write_outputs(result, out, lambda path: save_figure(fig, path),
+                             {"statics.csv": lambda p: statics.to_csv(p, index=False)})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     print(FS_NOTE)
     return 0
@@ -522,9 +563,7 @@ def _frontier(args) -> int:
     if to_stdout:
         result.front.to_csv(sys.stdout, index=False)
         return 0
-    result.to_csv(out)
-    scenario.figure(result, out / "front.png")
-    written = [out / n for n in ("front.csv", "evaluations.csv", "result.json", "front.png")]
+    written = _write_outputs(result, out, functools.partial(scenario.figure, result))
     say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
 
@@ -653,10 +692,11 @@ def _compare(args) -> int:
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
                f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
-    atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
-    atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
-    plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
-                  caption=caption)
+    with deferred_signals():  # the three files are written whole, as a set
+        atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
+        atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
+        plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
+                      caption=caption)
     written = [out / n for n in ("compare.csv", "summary.csv", "progress.png")]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0

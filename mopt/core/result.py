@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 import csv
 import glob
+import hashlib
 import io
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,10 +169,18 @@ class Result:
         values["utility"] = float(scores.iloc[k])
         return pd.Series(values, dtype=object, name=ev.index[k])
 
-    def to_csv(self, directory: str | os.PathLike) -> Path:
-        """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory`` atomically."""
+    def to_csv(self, directory: str | os.PathLike, *, files: Sequence[str] = ()) -> Path:
+        """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory``.
+
+        Each file is written atomically, and ``result.json`` comes last (the manifest of the set):
+        it lists the sha256 of the others and of ``files`` (more files of the same set, already
+        written in ``directory``).  The old ``result.json`` is removed first: while the set is
+        incomplete there is none, and :meth:`read_csv` refuses the directory instead of reading a
+        mix of old and new files.
+        """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        (d / _META).unlink(missing_ok=True)  # until the new manifest is written, no result here
         atomic_write(d / "evaluations.csv", lambda p: self.evaluations.to_csv(p, index=False))
         atomic_write(d / "front.csv", lambda p: self.front.to_csv(p, index=False))
         meta = {
@@ -179,6 +189,7 @@ class Result:
             "n_evals": self.n_evals,
             "objectives": list(self.objectives),
             "info": self.info,
+            "files": {name: _sha256(d / name) for name in ("evaluations.csv", "front.csv", *files)},
         }
         atomic_write(d / _META, lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
         return d
@@ -331,6 +342,14 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
             bad = pd.to_numeric(col, errors="coerce").isna() & col.notna()
             k = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
             raise InputError(f"{where}: column {name!r} must be numeric; got {_py(col.iloc[k])!r} at line {k + 2}.")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _same_info(a: dict, b: dict) -> bool:
