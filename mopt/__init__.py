@@ -6,7 +6,7 @@ from __future__ import annotations
 # import ...`` and ``importlib.import_module``); cheap: numpy and pandas only, no numba
 from mopt.compare import compare
 from mopt.core import utility
-from mopt.core.errors import InputError, MoptError
+from mopt.core.errors import InputError, MoptError, SimulationError
 from mopt.core.interop import pymoo_operators
 from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.problem import FunctionProblem, StochasticProblem
@@ -23,6 +23,7 @@ __all__ = [
     "MoptError",
     "NormalProblem",
     "Result",
+    "SimulationError",
     "StochasticProblem",
     "compare",
     "hypervolume",

@@ -65,9 +65,30 @@ def _seed(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    """``--workers``: an integer from 1 to MOPT_MAX_WORKERS (default 4 x the CPUs)."""
+    from mopt.core.inputs import check_workers
+
+    value = _positive_int(text)
+    try:
+        return check_workers("--workers", value)
+    except InputError as exc:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(exc).replace("'--workers' ", "", 1).rstrip(".")) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line, ``mopt: error: [COMMAND: ]MESSAGE (see ... --help)``, exit 2
+    (argparse's own prints the usage block first)."""
+
+    def error(self, message: str):
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        text = " ".join(f"{command + ': ' if command else ''}{message}".split())
+        self.exit(2, f"mopt: error: {text} (see '{self.prog} --help').\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mopt`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mopt",
         description="Multi-objective search over scheduling strategies estimated by simulation.",
         epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
@@ -80,9 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
         p.add_argument("--seed", type=_seed, default=None, metavar="S",
                        help="seed of the run (default: 1, or the scenario's [run] seed)")
-        p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
+        p.add_argument("--workers", type=_workers, default=1, metavar="W",
                        help="worker processes for the replications (>= 2: a local Dask cluster; "
-                            "same results)")
+                            "same results; at most MOPT_MAX_WORKERS, default 4 x the CPUs)")
         p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
                             "(same results)")
@@ -297,6 +318,29 @@ def _check_out(out: Path) -> Path:
     return out
 
 
+#: the files each command writes into --out (a journal must not be one of them)
+OUTPUT_FILES = {
+    "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv"),
+    "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png"),
+    "compare": ("compare.csv", "summary.csv", "progress.png"),
+}
+
+
+def _check_journal(journal: str | None, out: Path, command: str) -> None:
+    """Refuse a ``--journal`` that the outputs would overwrite (``--out`` itself or one of the files
+    written into it): the journal would be lost at the end of the run.  Any other place, inside
+    ``--out`` too, is fine."""
+    if journal is None:
+        return
+    target = Path(journal).resolve()
+    outputs = [out, *(out / name for name in OUTPUT_FILES[command])]
+    for path in outputs:
+        if target == path.resolve():
+            what = "the output directory" if path == out else f"the output file {path.name}"
+            raise InputError(f"'--journal' {journal!r} is {what} of '--out' {str(out)!r}, which the run "
+                             "would overwrite; give the journal another name.")
+
+
 def _progress(args) -> bool:
     """A progress bar on stderr unless ``--quiet`` (updated every 10 s when stderr is not a TTY)."""
     return not args.quiet
@@ -403,6 +447,7 @@ def _demo(args) -> int:
 
     seed = 1 if args.seed is None else args.seed
     out = _check_out(Path(args.out))
+    _check_journal(args.journal, out, "demo")
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)
     print(
@@ -479,6 +524,7 @@ def _frontier(args) -> int:
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
     if not to_stdout:
         _check_out(out)
+        _check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
         f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
@@ -618,6 +664,7 @@ def _compare(args) -> int:
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
     out = _check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
+    _check_journal(args.journal, out, "compare")
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
     if utility is not None:  # a utility naming other columns fails here, before anything is printed

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from mopt.core.inputs import check_workers
+
 __all__ = ["Runner", "local_cluster", "make_batches", "n_workers"]
 
 #: in-process with a journal, batches last at least about this long (seconds)
@@ -207,6 +209,8 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     import dask
     from distributed import Client, LocalCluster
 
+    # at most MOPT_MAX_WORKERS (default 4 x CPUs): more processes only cost memory
+    n_workers = check_workers("n_workers", n_workers)
     threads = threads or max(1, (os.cpu_count() or 1) // n_workers)
     # numba reads its thread count when a worker imports it: the nanny sets it in the worker
     # process before the worker starts (not as a "pre-spawn" variable, which Dask also writes into
