@@ -49,11 +49,9 @@ def violation(problem, X: np.ndarray, valid: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import mopt
-    >>> from mopt.expert import NTDMrProblem, reference_environment
-    >>> prob = NTDMrProblem(reference_environment(0.1))
-    >>> X = np.array([[0, 0, 0, 0], [0, 4, 3, 0]])   # T = 4 t_ur > D = 2 t_ur: no design, one step
-    >>> g = violation(prob, X, np.array([True, False]))   # from [0, 3, 3, 0] (T = D = 2 t_ur)
-    >>> float(g[0]), bool(1 <= g[1] < 1 + 1e-6)
+    >>> prob = mopt.FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["t"])
+    >>> g = violation(prob, np.array([[1], [5]]), np.array([True, False]))  # [5]: 3 from [2]
+    >>> float(g[0]), bool(3 <= g[1] < 3 + 1e-6)
     (0.0, True)
     """
     X = np.asarray(X, dtype=float)

@@ -134,10 +134,9 @@ class StochasticProblem(Problem):
 
         Examples
         --------
-        >>> from mopt.expert import NTDMrProblem, reference_environment
-        >>> prob = NTDMrProblem(reference_environment(0.1))
-        >>> prob.n_ieq_constr, prob.unconstrained().n_ieq_constr
-        (1, 0)
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> prob.unconstrained().evaluate(np.array([[7]])).tolist()  # beyond xu: the nearest, a = 4
+        [[4.0]]
         """
         view = copy.copy(self)
         view.n_ieq_constr = 0
