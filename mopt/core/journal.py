@@ -68,6 +68,8 @@ class Journal:
         self.fingerprint = problem.fingerprint()
         if self.path.exists() and self.path.is_dir():
             raise InputError(f"'journal' must be a file; {str(self.path)!r} is a directory.")
+        if self.path.exists() and not self.path.is_file():  # a FIFO or a device: SQLite would hang or fail
+            raise InputError(f"'journal' must be a regular file; {str(self.path)!r} is not (a FIFO or a device).")
         if self.path.is_file() and self.path.stat().st_size > 0:
             with open(self.path, "rb") as f:
                 if f.read(16) != b"SQLite format 3\x00":  # SQLite would overwrite a short file
@@ -137,11 +139,13 @@ class Journal:
         cols = ", ".join(_quote(o) for o in self.objectives)
         rows = self._db.execute(f"SELECT design, rep, {cols} FROM replications ORDER BY design, rep").fetchall()
         m = len(self.objectives)
-        # designs and reps as int64 (design indices go up to 2**62: floats would round them)
-        designs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        reps = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        values = np.array(rows, dtype=float).reshape(len(rows), 2 + m)[:, 2:]  # None (NaN) -> nan
-        self._index(designs, reps, values)
+        arr = np.array(rows, dtype=float).reshape(len(rows), 2 + m)  # None (NaN) -> nan
+        if rows:
+            self._check_addresses(rows, arr[:, :2])
+        # designs and reps as int64 from the rows (design indices go up to 2**62: floats round them)
+        designs = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+        reps = np.fromiter((int(r[1]) for r in rows), dtype=np.int64, count=len(rows))
+        self._index(designs, reps, arr[:, 2:])
         self.n_loaded = len(rows)
         self.n_committed = 0
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # committed, not yet indexed
@@ -154,6 +158,18 @@ class Journal:
         keys = np.searchsorted(self._designs, designs).astype(np.int64) * _SHIFT + reps
         keys, first = np.unique(keys, return_index=True)
         self._keys, self._values = keys, values[first]
+
+    def _check_addresses(self, rows, pairs: np.ndarray) -> None:
+        """Every row's design and replication index is an integer in range (SQLite stores a
+        hand-edited ``1.5`` as it is; truncating it would silently change a replication)."""
+        limits = np.array([2.0**62, _SHIFT])
+        bad = ((pairs != np.floor(pairs)) | (pairs < 0) | (pairs >= limits)).any(axis=1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            design, rep = rows[k][0], rows[k][1]
+            raise InputError(f"journal {str(self.path)!r} is damaged: the row of design {design!r}, replication "
+                             f"{rep!r} does not address a replication (both must be integers, design in [0, "
+                             "2**62), replication in [0, 2**32)); use another journal file.")
 
     def __len__(self) -> int:
         """Replications in the journal (loaded at opening plus committed since)."""
