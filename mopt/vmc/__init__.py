@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from mopt.vmc.period import execute
 from mopt.vmc.profile import default_table, lookup, read_table
-from mopt.vmc.space import count_elastic, count_partitions, rank, rank_elastic, unrank, unrank_elastic
+from mopt.vmc.space import (
+           count_elastic,
+           count_partitions,
+           rank,
+           rank_elastic,
+           unrank,
+           unrank_elastic,
+)
 from mopt.vmc.stages import adaptive_stages, merge, partition
 from mopt.vmc.workload import KINDS, Workload, generate, pooled_thresholds, similarity
 

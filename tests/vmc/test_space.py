@@ -11,8 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mopt.core.errors import InputError
-from mopt.vmc.space import (count_elastic, count_partitions, rank, rank_elastic, unrank,
-                            unrank_elastic)
+from mopt.vmc.space import (
+    count_elastic,
+    count_partitions,
+    rank,
+    rank_elastic,
+    unrank,
+    unrank_elastic,
+)
 
 
 def test_counts_from_the_paper_and_spec():
