@@ -16,23 +16,20 @@ __all__ = ["clear_times", "class_busy", "task_time_table"]
 _LOCK = threading.Lock()  # numba's workqueue layer aborts if two threads launch parallel kernels at once
 
 
-def task_time_table(mean, sd, Z, v_max: int, eps_frac: float) -> np.ndarray:
-    """``inv[c, v, r, j]``: seconds per task of the whole cluster of class c with v VMs, i.e. p / v.
+def task_time_table(mean, sd, Z, sizes, eps_frac: float) -> np.ndarray:
+    """``inv[c, k, r, j]``: seconds per task of the whole cluster of class c with ``sizes[c, k]`` VMs.
 
-    ``p = max(eps_frac·μ, μ + σ·z)`` with ``z = Z[r, j, c]`` shared by every schedule (common random
-    numbers); μ and σ come from the profiling table for v VMs (``mean[c, v]``, ``sd[c, v]``).
+    That is p / v with ``p = max(eps_frac·μ, μ + σ·z)``, ``z = Z[r, j, c]`` shared by every schedule
+    (common random numbers), μ and σ from the profiling table for v VMs (``mean[c, v]``, ``sd[c, v]``).
+    ``sizes`` (C, V) lists the cluster sizes needed per class (≥ 1).
     """
     C = mean.shape[0]
-    v = np.arange(1, v_max + 1)
-    mu = mean[:, 1:v_max + 1]  # (C, V)
-    sig = sd[:, 1:v_max + 1]
+    c = np.arange(C)[:, None]
+    mu, sig = mean[c, sizes], sd[c, sizes]  # (C, V)
     Zc = np.moveaxis(Z, 2, 0)  # (C, R, J)
     p = mu[:, :, None, None] + sig[:, :, None, None] * Zc[:, None, :, :]
     p = np.maximum(p, eps_frac * mu[:, :, None, None])
-    out = np.empty((C, v_max + 1) + Z.shape[:2])
-    out[:, 0] = np.inf
-    out[:, 1:] = p / v[None, :, None, None]
-    return out
+    return p / sizes[:, :, None, None]
 
 
 def class_busy(inv, L, A, b0) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +45,7 @@ def class_busy(inv, L, A, b0) -> tuple[np.ndarray, np.ndarray]:
     q = np.moveaxis(inv, 3, 2)  # (C, V1, J, R)
     cet = np.empty((C, V1, J, R))
     b = np.broadcast_to(np.asarray(b0, dtype=float)[:, None, None], (C, V1, R)).copy()
-    with np.errstate(divide="ignore", invalid="ignore"):  # v = 0 (q = inf) is overwritten below
+    with np.errstate(divide="ignore", invalid="ignore"):
         for j in range(J):
             d = b + A[j][:, None, None]
             need = d * q[:, :, j]
@@ -56,8 +53,6 @@ def class_busy(inv, L, A, b0) -> tuple[np.ndarray, np.ndarray]:
             cet[:, :, j] = np.where(busy, L[j], need)
             b = np.where(busy, d - L[j] / q[:, :, j], 0.0)
         tail = b * q[:, :, J - 1]
-    cet[:, 0] = np.inf  # v = 0 is never a valid cluster size
-    tail[:, 0] = np.inf
     return cet, tail
 
 
@@ -87,13 +82,20 @@ def _combine(S, cet, tail):  # pragma: no cover - compiled
     return out
 
 
-def clear_times(S, inv, L, A, b0) -> np.ndarray:
+def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     """Period objective (time to clear the period's work) of schedules ``S`` (n, C) in every
     replication: Σ_j EET_j + max_c backlog_c(end) / β_c, shape (n, R).
 
-    β_c at the end is that of the last sub-interval's draw.
+    ``Z`` (R, J, C) are the replications' normals; β_c at the end is that of the last sub-interval's
+    draw.  Only the cluster sizes that ``S`` uses are simulated, once per class.
     """
+    S = np.asarray(S, dtype=np.int64)
+    C = S.shape[1]
+    used = [np.unique(S[:, c]) for c in range(C)]
+    V = max(len(u) for u in used)
+    sizes = np.array([np.pad(u, (0, V - len(u)), mode="edge") for u in used])  # (C, V)
+    pos = np.stack([np.searchsorted(used[c], S[:, c]) for c in range(C)], axis=1)
+    inv = task_time_table(mean, sd, Z, sizes, eps_frac)
     cet, tail = class_busy(inv, np.asarray(L, dtype=float), np.asarray(A, dtype=float), b0)
-    S = np.ascontiguousarray(S, dtype=np.int64)
     with _LOCK:
-        return _combine(S, cet, tail)
+        return _combine(np.ascontiguousarray(pos), cet, tail)

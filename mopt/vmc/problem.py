@@ -27,7 +27,7 @@ import pandas as pd
 from mopt.core.errors import InputError, check_array, check_int
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
-from mopt.vmc.engine import clear_times, task_time_table
+from mopt.vmc.engine import clear_times
 from mopt.vmc.profile import check_table, class_tables, default_table
 from mopt.vmc.space import (
     check_space,
@@ -43,6 +43,7 @@ __all__ = ["VMPartitionProblem", "EPS_FRACTION"]
 
 #: truncation of a drawn task time at this fraction of its mean (ours)
 EPS_FRACTION = 0.01
+_BLOCK = 1024  # replications per random block (see VMPartitionProblem.normals)
 
 
 class VMPartitionProblem(StochasticProblem):
@@ -192,23 +193,29 @@ class VMPartitionProblem(StochasticProblem):
 
     # -- replications --------------------------------------------------------------------------
     def normals(self, reps, entropy: int) -> np.ndarray:
-        """z of replications ``reps``: shape (len(reps), sub-intervals, classes), shared by all designs."""
+        """z of replications ``reps``: shape (len(reps), sub-intervals, classes), shared by all designs.
+
+        Replication r's z is row r mod 1024 of block r // 1024, drawn from the stream of replication
+        index ``r // 1024`` (:func:`mopt.core.random.replication_rng`): it depends only on (seed, r).
+        """
         J, C = self.arrivals.shape
         reps = np.asarray(reps, dtype=np.int64)
         cache = getattr(self, "_z_cache", None)
         if cache is None or cache[0] != entropy:
             cache = self._z_cache = (entropy, {})
-        table = cache[1]
-        for r in reps.tolist():  # each replication's z drawn once per seed (OCBA asks for a few at a time)
-            if r not in table:
-                table[r] = replication_rng(entropy, r).standard_normal((J, C))
-        return np.stack([table[r] for r in reps.tolist()])
+        blocks = cache[1]
+        out = np.empty((len(reps), J, C))
+        for blk in np.unique(reps // _BLOCK).tolist():
+            if blk not in blocks:
+                blocks[blk] = replication_rng(entropy, blk).standard_normal((_BLOCK, J, C))
+            k = reps // _BLOCK == blk
+            out[k] = blocks[blk][reps[k] % _BLOCK]
+        return out
 
     def _replicate(self, indices, reps, entropy):
         Z = self.normals(reps, entropy)
         S = self.schedules(indices)
-        inv = task_time_table(self._mean, self._sd, Z, int(S.max()), EPS_FRACTION)
-        clear = clear_times(S, inv, self.lengths, self.arrivals, self.backlog)
+        clear = clear_times(S, self._mean, self._sd, Z, EPS_FRACTION, self.lengths, self.arrivals, self.backlog)
         if not self.elastic:
             return clear[:, :, None]
         vms = np.broadcast_to(S.sum(axis=1)[:, None].astype(float), clear.shape)

@@ -94,6 +94,24 @@ def check_table(table, name: str = "table") -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
+def _columns(table: pd.DataFrame) -> dict:
+    return {k: table[k].to_numpy(float) for k in ("cls", "tasks_min", "tasks_max", "vms_min", "vms_max",
+                                                  "mean", "sd")}
+
+
+def _lookup(col: dict, cls: int, vms: int, tasks: float | None) -> tuple[float, float]:
+    tmin, tmax = col["tasks_min"], col["tasks_max"]
+    t = (tmin == 0) & np.isinf(tmax) if tasks is None else (tmin <= tasks) & (tasks <= tmax)
+    ok = (col["cls"] == cls) & (col["vms_min"] <= vms) & (vms <= col["vms_max"]) & t
+    rows = np.flatnonzero(ok)
+    if rows.size == 0:
+        raise InputError(f"profiling table has no row for class {cls} on {vms} VMs"
+                         + ("" if tasks is None else f" with {tasks:g} tasks") + ".")
+    width = (col["vms_max"] - col["vms_min"])[rows]
+    best = rows[np.lexsort(((tmax - tmin)[rows], width))[0]]
+    return float(col["mean"][best]), float(col["sd"][best])
+
+
 def lookup(table: pd.DataFrame, cls: int, vms: int, tasks: float | None = None) -> tuple[float, float]:
     """``(mean, sd)`` of one task on one VM of class ``cls`` in a cluster of ``vms`` VMs.
 
@@ -106,25 +124,27 @@ def lookup(table: pd.DataFrame, cls: int, vms: int, tasks: float | None = None) 
     >>> lookup(t, 2, 10, tasks=105), lookup(t, 2, 10), lookup(t, 2, 40)
     ((20.0, 5.0), (20.0, 5.0), (22.0, 5.5))
     """
-    c = table["cls"].to_numpy(float) == cls
-    v = (table["vms_min"].to_numpy(float) <= vms) & (vms <= table["vms_max"].to_numpy(float))
-    tmin, tmax = table["tasks_min"].to_numpy(float), table["tasks_max"].to_numpy(float)
-    t = (tmin == 0) & np.isinf(tmax) if tasks is None else (tmin <= tasks) & (tasks <= tmax)
-    rows = np.flatnonzero(c & v & t)
-    if rows.size == 0:
-        raise InputError(f"profiling table has no row for class {cls} on {vms} VMs"
-                         + ("" if tasks is None else f" with {tasks:g} tasks") + ".")
-    width = (table["vms_max"].to_numpy(float) - table["vms_min"].to_numpy(float))[rows]
-    twidth = (tmax - tmin)[rows]
-    best = rows[np.lexsort((twidth, width))[0]]
-    return float(table["mean"].iloc[best]), float(table["sd"].iloc[best])
+    return _lookup(_columns(table), cls, vms, tasks)
+
+
+_CACHE: dict = {}
 
 
 def class_tables(table: pd.DataFrame, n_classes: int, theta: int) -> tuple[np.ndarray, np.ndarray]:
-    """Arrays ``mean[c, v]`` and ``sd[c, v]`` for classes 0..C−1 and cluster sizes v = 0..θ (v = 0 unused)."""
-    mean = np.full((n_classes, theta + 1), np.nan)
-    sd = np.full((n_classes, theta + 1), np.nan)
-    for c in range(n_classes):
-        for v in range(1, theta + 1):
-            mean[c, v], sd[c, v] = lookup(table, c + 1, v)
-    return mean, sd
+    """Arrays ``mean[c, v]`` and ``sd[c, v]`` for classes 0..C−1 and cluster sizes v = 0..θ (v = 0 unused).
+
+    Cached by the table's content (the arrays are read-only).
+    """
+    col = _columns(table)
+    key = (b"".join(a.tobytes() for a in col.values()), n_classes, theta)
+    if key not in _CACHE:
+        mean = np.full((n_classes, theta + 1), np.nan)
+        sd = np.full((n_classes, theta + 1), np.nan)
+        for c in range(n_classes):
+            for v in range(1, theta + 1):
+                mean[c, v], sd[c, v] = _lookup(col, c + 1, v, None)
+        mean.flags.writeable = sd.flags.writeable = False
+        if len(_CACHE) > 64:
+            _CACHE.clear()
+        _CACHE[key] = (mean, sd)
+    return _CACHE[key]
