@@ -10,7 +10,8 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
   top ``s`` get N in all (:class:`mopt.solvers.oo.OO`);
 - ``eoo``: iOO on adaptive stages (the problem's ``adaptive_grid``, Algorithms 2 and 3), stage k
   searching with a budget of width(stage k−1) / O replications (the first: its own width / O);
-- ``eoo_ocba``: OCBA (``n0`` = 10) with exactly eOO's stage budget.
+- ``eoo_ocba``: eOO's rough pass, then OCBA (``n0`` = 10, about 20 rounds) over the best 3·s rough
+  candidates with the rest of exactly eOO's stage budget (ours: OCBA replaces the top-s selection).
 
 Each stage's search is a :func:`mopt.solve` call on the stage's StochasticProblem, and costs
 (replications spent) × O of simulated time: not charged in Scenario 1, and the length of the
@@ -154,7 +155,8 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
     if k < 2 or left < k * o["n0"]:
         return prob.design(_best(res)), res.n_evals
     sub = mp.restrict(prob, np.sort(ev["design"].to_numpy()[:k]))
-    res2 = solve(sub, "ocba", budget=left, seed=stage_seed, n0=o["n0"], **solve_kw)
+    delta = max(10, (left - k * o["n0"]) // 20)  # about 20 allocation rounds (ours)
+    res2 = solve(sub, "ocba", budget=left, seed=stage_seed, n0=o["n0"], delta=delta, **solve_kw)
     return sub.design(_best(res2)), res.n_evals + res2.n_evals
 
 

@@ -56,8 +56,7 @@ def class_busy(inv, L, A, b0) -> tuple[np.ndarray, np.ndarray]:
     return cet, tail
 
 
-@njit(cache=True, parallel=True, fastmath=True)
-def _combine(S, cet, tail):  # pragma: no cover - compiled
+def _combine_py(S, cet, tail):  # pragma: no cover - compiled below
     n, C = S.shape
     J, R = cet.shape[2], cet.shape[3]
     out = np.empty((n, R))
@@ -82,6 +81,12 @@ def _combine(S, cet, tail):  # pragma: no cover - compiled
     return out
 
 
+_combine = njit(cache=True, parallel=True, fastmath=True)(_combine_py)
+_combine_serial = njit(cache=True, fastmath=True)(_combine_py)  # small calls: no thread launch
+#: below this many (schedule, replication) pairs the serial kernel runs
+SERIAL_BELOW = 200_000
+
+
 def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     """Period objective (time to clear the period's work) of schedules ``S`` (n, C) in every
     replication: Σ_j EET_j + max_c backlog_c(end) / β_c, shape (n, R).
@@ -97,5 +102,8 @@ def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     pos = np.stack([np.searchsorted(used[c], S[:, c]) for c in range(C)], axis=1)
     inv = task_time_table(mean, sd, Z, sizes, eps_frac)
     cet, tail = class_busy(inv, np.asarray(L, dtype=float), np.asarray(A, dtype=float), b0)
+    pos = np.ascontiguousarray(pos)
+    if len(S) * Z.shape[0] < SERIAL_BELOW:
+        return _combine_serial(pos, cet, tail)
     with _LOCK:
-        return _combine(np.ascontiguousarray(pos), cet, tail)
+        return _combine(pos, cet, tail)

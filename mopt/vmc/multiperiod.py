@@ -13,6 +13,7 @@ consecutive batch arrivals do not depend on where a method's periods begin.  Def
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -33,6 +34,13 @@ __all__ = ["VMMultiPeriodProblem", "ioo_overhead", "OVERHEAD_PER_REP", "SAMPLE_S
 OVERHEAD_PER_REP = 0.003
 #: largest space searched whole; beyond, a uniform sample of this many schedules (G13)
 SAMPLE_SIZE = 27132
+
+
+@functools.lru_cache(maxsize=32)
+def _thresholds(theta: int, n_classes: int) -> tuple[float, float]:
+    from mopt.vmc.workload import pooled_thresholds
+
+    return pooled_thresholds(theta, seed=0, n_classes=n_classes)
 
 
 def ioo_overhead(u: int, n_rough: int = 10, s: int = 30, n_accurate: int = 1000,
@@ -110,9 +118,7 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
             raise InputError("'workload' has no arrival before the horizon (an empty workload).")
         self.times, self.batches = times[keep], batches[keep]
         if split_threshold is None or merge_threshold is None:
-            from mopt.vmc.workload import pooled_thresholds
-
-            a, b = pooled_thresholds(self.theta, seed=0, n_classes=C)
+            a, b = _thresholds(self.theta, C)
             split_threshold = a if split_threshold is None else split_threshold
             merge_threshold = b if merge_threshold is None else merge_threshold
         self.split_threshold = check_threshold("split_threshold", split_threshold)
