@@ -157,7 +157,7 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         if self.u > self.sample_size:  # the same U' for every method in base period `key`
             rng = np.random.default_rng([self.entropy, 0x5A3, int(key)])
             probe = VMPartitionProblem(self.theta, [1.0], np.zeros((1, self.n_classes)), table=self.table)
-            candidates = probe.sample_designs(self.sample_size, rng)
+            candidates = np.sort(probe.sample_designs(rng, self.sample_size))
         return VMPartitionProblem(self.theta, L, A, state, table=self.table, candidates=candidates)
 
     def restrict(self, problem: VMPartitionProblem, indices) -> VMPartitionProblem:

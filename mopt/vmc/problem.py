@@ -24,7 +24,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from mopt.core.errors import InputError, check_array, check_int
+from mopt.core.errors import InputError, check_array
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
 from mopt.vmc.engine import clear_times
@@ -156,16 +156,6 @@ class VMPartitionProblem(StochasticProblem):
         df = pd.DataFrame(self.schedules(indices), columns=list(self.parameter_names))
         df.insert(0, "design", indices)
         return df
-
-    def sample_designs(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` distinct uniform design indices (sorted), without building the space."""
-        n = check_int("n", n, low=0, high=self.n_designs)
-        if self.n_designs <= 4 * n or self.n_designs < 2**20:
-            return np.sort(rng.choice(self.n_designs, size=n, replace=False))
-        out = np.unique(rng.integers(0, self.n_designs, 2 * n + 16))
-        while len(out) < n:
-            out = np.unique(np.concatenate([out, rng.integers(0, self.n_designs, n)]))
-        return np.sort(rng.choice(out, size=n, replace=False))
 
     def repair(self, X) -> np.ndarray:
         """Design indices of the nearest valid schedules of the vectors ``X`` (any reals).
