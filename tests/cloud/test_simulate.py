@@ -197,7 +197,7 @@ def test_odg_grows_geometrically():
 def test_same_inputs_identical_results():
     rng = np.random.default_rng(3)
     jobs = trace(*zip(np.sort(rng.integers(0, 20000, 60)), rng.integers(1, 9000, 60),
-                      rng.integers(1, 9, 60)))
+                      rng.integers(1, 9, 60), strict=True))
     for policy in ("ODX-UNICEF-BestFit", "ODG-WFP3-WorstFit"):
         a = simulate(jobs, policy, max_vms=16)
         b = simulate(jobs, Policy.parse(policy), max_vms=16)
