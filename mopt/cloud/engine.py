@@ -20,7 +20,7 @@ Internal API (used by :func:`mopt.cloud.simulate` and by the portfolio scheduler
     can change) and its arrivals and completions. Returns :data:`DONE` when every job has run
     (every VM is then charged up to its next hourly boundary), :data:`SELECT` at a tick that is a
     multiple of ``period`` with a non-empty queue (decisions pending: choose a policy, call again)
-    or :data:`UNTIL` at the first tick >= ``until``. ``out_start[job]`` receives start times.
+    or :data:`UNTIL` at the first tick >= ``until``. ``period`` must be a multiple of ``step``. ``out_start[job]`` receives start times.
 ``view = state.online_view(jobs)``
     A copy for an online simulation (spec §6): no future arrivals; queued jobs run their
     estimated runtime (predicted runtimes refreshed to the current tick); running jobs end at
@@ -346,9 +346,9 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
             sc[S_G] = 1.0  # ODG: the skipped ticks had no demand
         if nxt == np.inf:  # cannot happen with jobs no wider than the cap; never loop
             return -1
-        if period > 0 and nq > 0:
-            nxt = min(nxt, (math.floor(t / period) + 1) * period)
-        nxt = min(nxt, max(until, t + step))
+        if period > 0 and nq > 0:  # (period: a multiple of the step)
+            nxt = min(nxt, _tick_of((math.floor(t / period) + 1) * period, step))
+        nxt = min(nxt, max(_tick_of(until, step), t + step))
         _events(sc, queue, running, vms, jobs, hist, nxt)
         sc[S_CLOCK] = nxt
         if period > 0 and sc[S_NQ] > 0 and nxt % period == 0:
