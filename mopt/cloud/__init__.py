@@ -1,12 +1,24 @@
-"""Cloud portfolio scheduling and KOALA-C (DESIGN §6).
+"""Cloud scheduling on workload traces (DESIGN §6; SC13, JSSPP).
 
-For now this holds the workload traces: :func:`read_swf` reads a Standard Workload Format trace
-(plain or gzip) into a DataFrame and :func:`find_trace` finds one through ``MOPT_DATA_DIR``. The
-cloud simulator, its policies and the portfolio scheduler come later.
+Traces: :func:`read_swf` reads a Standard Workload Format trace and :func:`find_trace` finds one
+through ``MOPT_DATA_DIR``. The simulator: :class:`Policy` and :func:`simulate` (a compiled event
+loop over a copyable :class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`).
 """
 
 from __future__ import annotations
 
+from mopt.cloud.policies import (
+    JOB_SELECTION,
+    PROVISIONING,
+    RUNTIMES,
+    VM_SELECTION,
+    Policy,
+    sc13_policies,
+)
+from mopt.cloud.simulate import CloudRun, simulate, utility
 from mopt.cloud.swf import SWF_COLUMNS, find_trace, read_swf
 
-__all__ = ["SWF_COLUMNS", "find_trace", "read_swf"]
+__all__ = [
+    "SWF_COLUMNS", "find_trace", "read_swf", "Policy", "PROVISIONING", "JOB_SELECTION",
+    "VM_SELECTION", "RUNTIMES", "sc13_policies", "CloudRun", "simulate", "utility",
+]
