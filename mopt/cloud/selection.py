@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from mopt.core.errors import check_int, check_number
+from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.random import SeedLike, resolve_seed
 
 __all__ = ["TimeConstrainedSelection"]
@@ -92,6 +92,7 @@ class TimeConstrainedSelection:
         self.poor: list[int] = []
         self.last_simulated: list[int] = []
         self.last_scores: dict[int, float] = {}
+        self._plan: tuple | None = None
 
     def select(self, score: Callable[[int], float]) -> int:
         """Run one call of Algorithm 1 and return the chosen policy.
@@ -112,44 +113,76 @@ class TimeConstrainedSelection:
         >>> sel.select(lambda i: [3.0, 9.0, 1.0, 5.0][i])
         1
         """
+        planned = self.plan()
+        return self.update({policy: float(score(policy)) for policy in planned})
+
+    def plan(self) -> list[int]:
+        """Lines 1-19: the policies this call simulates, in order (without simulating them).
+
+        Which policies Algorithm 1 simulates never depends on the scores of the same call (only
+        on the lists and the random draw), so a caller may score them all at once and pass the
+        scores to :meth:`update`; ``select(score)`` is ``update`` of ``plan`` scored one by one.
+        Calling :meth:`plan` twice without :meth:`update` plans afresh from the same lists (the
+        random draw moves on).
+
+        Examples
+        --------
+        >>> sel = TimeConstrainedSelection(6, budget=3, seed=0)
+        >>> sel.plan()
+        [0, 1, 2]
+        """
         n = self.n_policies
         # Line 2, in units of 1/N of a simulation: delta1 = |Smart|/N * budget, scaled by N.
         delta1 = len(self.smart) * self.budget
         delta2 = len(self.stale) * self.budget
         delta3 = n * self.budget - delta1 - delta2
-        simulated: list[int] = []
-        scores: dict[int, float] = {}
-
-        def run(policy: int) -> None:
-            value = float(score(policy))
-            scores[policy] = value
-            simulated.append(policy)
-
-        k = 0  # lines 3-7: Smart best-first while its quota lasts
-        while k < len(self.smart) and delta1 > 0:
-            run(self.smart[k])
+        n_smart = 0  # lines 3-7: Smart best-first while its quota lasts
+        while n_smart < len(self.smart) and delta1 > 0:
             delta1 -= n
-            k += 1
-        unsimulated_smart = self.smart[k:]
-        k = 0  # lines 8-12: Stale oldest-first
-        while k < len(self.stale) and delta2 > 0:
-            run(self.stale[k])
+            n_smart += 1
+        n_stale = 0  # lines 8-12: Stale oldest-first
+        while n_stale < len(self.stale) and delta2 > 0:
             delta2 -= n
-            k += 1
-        stale = self.stale[k:]
+            n_stale += 1
         delta3 += delta1 + delta2  # line 13: leftovers (or the overshoot) carried over
         poor = list(self.poor)
+        drawn: list[int] = []
         while delta3 > 0 and poor:  # lines 14-19, stopping when Poor is empty
-            run(poor.pop(int(self._rng.integers(len(poor)))))
+            drawn.append(poor.pop(int(self._rng.integers(len(poor)))))
             delta3 -= n
-        # Lines 20-23: unsimulated Smart to the end of Stale; the top ceil(ratio*|Q|) become Smart.
+        self._plan = (n_smart, n_stale, drawn, poor)
+        return self.smart[:n_smart] + self.stale[:n_stale] + drawn
+
+    def update(self, scores: dict[int, float]) -> int:
+        """Lines 20-24: rearrange the lists given the utilities of the planned policies.
+
+        Parameters
+        ----------
+        scores : dict of int to float
+            The utility of every policy :meth:`plan` returned (higher is better).
+
+        Returns
+        -------
+        int
+            The first policy of the new Smart list.
+        """
+        if self._plan is None:
+            raise RuntimeError("TimeConstrainedSelection.update called without plan().")
+        n_smart, n_stale, drawn, poor = self._plan
+        simulated = self.smart[:n_smart] + self.stale[:n_stale] + drawn
+        missing = [p for p in simulated if p not in scores]
+        if missing:
+            raise InputError(f"'scores' lacks the planned policies {missing}.")
+        scores = {p: float(scores[p]) for p in simulated}
+        # Unsimulated Smart to the end of Stale; the top ceil(ratio*|Q|) become Smart (stable).
         ranked = _stable_descending(simulated, scores)
-        n_smart = math.ceil(self._ratio * len(ranked))
-        self.smart = ranked[:n_smart]
-        self.stale = stale + unsimulated_smart
-        self.poor = poor + ranked[n_smart:]
+        keep = math.ceil(self._ratio * len(ranked))
+        self.stale = self.stale[n_stale:] + self.smart[n_smart:]
+        self.smart = ranked[:keep]
+        self.poor = poor + ranked[keep:]
         self.last_simulated = simulated
         self.last_scores = scores
+        self._plan = None
         return self.smart[0]
 
     def __repr__(self) -> str:

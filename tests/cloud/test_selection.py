@@ -116,3 +116,21 @@ def test_bad_input(kwargs, match):
     args = {"n_policies": 5, "budget": 3, "ratio": 0.6, "seed": 0} | kwargs
     with pytest.raises(InputError, match=match):
         TimeConstrainedSelection(**args)
+
+
+def test_plan_then_update_is_select():
+    rng = np.random.default_rng(9)
+    values = [rng.random(12) for _ in range(10)]
+    a = TimeConstrainedSelection(12, budget=4, seed=2)
+    b = TimeConstrainedSelection(12, budget=4, seed=2)
+    for v in values:
+        chosen = a.select(v.__getitem__)
+        planned = b.plan()
+        assert planned == a.last_simulated
+        assert b.update({p: v[p] for p in planned}) == chosen
+        assert (a.smart, a.stale, a.poor) == (b.smart, b.stale, b.poor)
+    with pytest.raises(RuntimeError, match="without plan"):
+        b.update({})
+    b.plan()
+    with pytest.raises(InputError, match="'scores' lacks the planned policies"):
+        b.update({})
