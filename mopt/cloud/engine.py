@@ -218,14 +218,14 @@ def _serve(sc, queue, running, vms, prio, jobsel, vmsel, t, idle, out_start):
                     queue[k, :] = queue[i, :]
                 k += 1
         sc[S_NQ] = k
-    return idle
+    return idle, n_started
 
 
 @njit(cache=True)
 def _release(sc, vms, prov, t):
     """Release idle VMs whose paid hour ends in [t, t + step) (JSSPP); StartUp never; ODG geometric."""
     if prov == P.STARTUP:
-        return
+        return 0
     nv = int(sc[S_NV])
     step = sc[S_STEP]
     limit = sc[S_RG] if prov == P.ODG else np.inf
@@ -245,6 +245,7 @@ def _release(sc, vms, prov, t):
     sc[S_NV] = k
     if prov == P.ODG and released > 0:
         sc[S_RG] = 2.0 * sc[S_RG]
+    return released
 
 
 @njit(cache=True)
@@ -310,18 +311,24 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
         idle, booting = _count(vms, int(sc[S_NV]), t)
         leased = _provision(sc, queue, vms, prov, t, head, idle, booting)
         idle, booting = _count(vms, int(sc[S_NV]), t)
+        started = 0
         if nq > 0 and idle > 0:
-            idle = _serve(sc, queue, running, vms, prio, jobsel, vmsel, t, idle, out_start)
-        _release(sc, vms, prov, t)
+            idle, started = _serve(sc, queue, running, vms, prio, jobsel, vmsel, t, idle,
+                                   out_start)
+        released = _release(sc, vms, prov, t)
         nq = int(sc[S_NQ])
         no_more = sc[S_ARRIVALS] == 0 or sc[S_NEXT] >= jobs.shape[0]
         if no_more and nq == 0 and sc[S_NRUN] == 0:
             _finish(sc, vms, t)
             return DONE
-        # quiet: nothing can change before the next event (ODE's head may change while VMs boot)
-        quiet = nq == 0 or (idle == 0 and leased == 0 and (prov != P.ODE or booting == 0
-                                                           or sc[S_NV] >= sc[S_CAP]))
+        # quiet: the next tick decides as this one did until an event (an arrival, a completion,
+        # a VM ready, an idle VM's hour boundary, an ODX/ODW threshold); with a queue, only if
+        # this tick changed nothing and no VM is idle (ODE's head may change while VMs boot)
+        quiet = nq == 0 or (idle == 0 and leased == 0 and started == 0 and released == 0 and (
+            prov != P.ODE or booting == 0 or sc[S_NV] >= sc[S_CAP]))
         nxt = _next_tick(sc, queue, running, vms, jobs, prov, t, quiet)
+        if nq == 0 and nxt > t + step:
+            sc[S_G] = 1.0  # ODG: the skipped ticks had no demand
         if nxt == np.inf:  # cannot happen with jobs no wider than the cap; never loop
             return -1
         if period > 0 and nq > 0:
