@@ -120,7 +120,7 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     def select() -> int:
         planned = selection.plan()
         scores = E.online_scores(state, table, codes[planned], kappa=kappa, alpha=alpha, beta=beta)
-        chosen = selection.update(dict(zip(planned, scores[:, 0].tolist())))
+        chosen = selection.update(dict(zip(planned, scores[:, 0].tolist(), strict=True)))
         log["time"].append(state.clock)
         log["policy"].append(chosen)
         log["queue"].append(state.queue_length)
