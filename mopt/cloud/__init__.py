@@ -1,7 +1,8 @@
 """Cloud scheduling on workload traces (DESIGN §6; SC13, JSSPP).
 
 Traces: :func:`read_swf` reads a Standard Workload Format trace and :func:`find_trace` finds one
-through ``MOPT_DATA_DIR``. The simulator: :class:`Policy` and :func:`simulate` (a compiled event
+through ``MOPT_DATA_DIR``; :func:`clean`, :func:`load_trace` (by archive name, fetched with a
+sha256 check when missing) and :func:`synthetic` (JSSPP's arrival patterns). The simulator: :class:`Policy` and :func:`simulate` (a compiled event
 loop over a copyable :class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`).
 """
 
@@ -17,8 +18,10 @@ from mopt.cloud.policies import (
 )
 from mopt.cloud.simulate import CloudRun, simulate, utility
 from mopt.cloud.swf import SWF_COLUMNS, find_trace, read_swf
+from mopt.cloud.traces import PATTERNS, TRACES, FetchError, clean, fetch, load_trace, synthetic
 
 __all__ = [
     "SWF_COLUMNS", "find_trace", "read_swf", "Policy", "PROVISIONING", "JOB_SELECTION",
     "VM_SELECTION", "RUNTIMES", "sc13_policies", "CloudRun", "simulate", "utility",
+    "PATTERNS", "TRACES", "FetchError", "clean", "fetch", "load_trace", "synthetic",
 ]

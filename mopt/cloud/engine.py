@@ -263,7 +263,21 @@ def _tick_of(x, step):
 
 
 @njit(cache=True)
-def _next_tick(sc, queue, running, vms, jobs, prov, t, quiet):
+def _overtake(queue, nq, jobsel, head, wide, idle, t, step):
+    """A tick at or before the first at which a job overtakes the head: one that fits in the
+    ``idle`` VMs, or any job if ``wide`` (ODE's target follows the head's width)."""
+    ah, bh = P.priority_line(jobsel, queue[head, Q_SUB], queue[head, Q_EST], queue[head, Q_N])
+    nxt = np.inf
+    for i in range(nq):
+        if i != head and (wide or queue[i, Q_N] <= idle):
+            a, b = P.priority_line(jobsel, queue[i, Q_SUB], queue[i, Q_EST], queue[i, Q_N])
+            if b > bh:  # conservative: a tick before the crossing, rounding aside
+                nxt = min(nxt, math.floor((ah - a) / (b - bh) / step) * step - step)
+    return nxt
+
+
+@njit(cache=True)
+def _next_tick(sc, queue, running, vms, jobs, prov, jobsel, t, quiet, head, idle):
     """The next tick at which anything can change (t + step unless the tick is ``quiet``)."""
     step = sc[S_STEP]
     if not quiet:
@@ -288,6 +302,8 @@ def _next_tick(sc, queue, running, vms, jobs, prov, t, quiet):
             m = max(queue[i, Q_EST], 10.0) if prov == P.ODX else w
             if t - queue[i, Q_SUB] <= m:
                 nxt = min(nxt, math.floor((queue[i, Q_SUB] + m) / step) * step + step)
+    if nq > 1 and (idle > 0 or prov == P.ODE):
+        nxt = min(nxt, _overtake(queue, nq, jobsel, head, prov == P.ODE, idle, t, step))
     return max(nxt, t + step)
 
 
@@ -321,12 +337,11 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
         if no_more and nq == 0 and sc[S_NRUN] == 0:
             _finish(sc, vms, t)
             return DONE
-        # quiet: the next tick decides as this one did until an event (an arrival, a completion,
-        # a VM ready, an idle VM's hour boundary, an ODX/ODW threshold); with a queue, only if
-        # this tick changed nothing and no VM is idle (ODE's head may change while VMs boot)
-        quiet = nq == 0 or (idle == 0 and leased == 0 and started == 0 and released == 0 and (
-            prov != P.ODE or booting == 0 or sc[S_NV] >= sc[S_CAP]))
-        nxt = _next_tick(sc, queue, running, vms, jobs, prov, t, quiet)
+        # quiet: the next ticks decide as this one did until an event (an arrival, a completion,
+        # a VM ready, an idle VM's hour boundary, an ODX/ODW threshold, a job overtaking the
+        # head); with a queue, only if this tick changed nothing
+        quiet = nq == 0 or (leased == 0 and started == 0 and released == 0)
+        nxt = _next_tick(sc, queue, running, vms, jobs, prov, jobsel, t, quiet, head, idle)
         if nq == 0 and nxt > t + step:
             sc[S_G] = 1.0  # ODG: the skipped ticks had no demand
         if nxt == np.inf:  # cannot happen with jobs no wider than the cap; never loop

@@ -214,3 +214,25 @@ def fit_leftover(lease: float, now: float, t: float) -> float:
     """ℓ_v = (r_v - t_j) mod 3600: what is left of the VM's last paid hour after running the job."""
     x = paid_left(lease, now) - t
     return x - HOUR * math.floor(x / HOUR)
+
+
+@njit(cache=True)
+def priority_line(code: int, submit: float, t: float, n: float):
+    """``(a, b)`` with the priority an increasing function of ``a + b·now`` for a queued job.
+
+    The loop uses it to find the next tick at which a job can overtake the head of the queue
+    (FCFS, LXF, UNICEF are linear in ``now``; WFP3 is the cube of a linear function; SJF is
+    constant).
+    """
+    t = max(t, 1.0)
+    if code == FCFS:
+        return -submit, 1.0
+    if code == SJF:
+        return -t, 0.0
+    if code == LXF:
+        return (t - submit) / t, 1.0 / t
+    if code == WFP3:
+        c = n ** (1.0 / 3.0) / t
+        return -submit * c, c
+    b = 1.0 / (math.log2(max(n, 2.0)) * t)  # UNICEF
+    return -submit * b, b
