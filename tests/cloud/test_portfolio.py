@@ -8,7 +8,7 @@ import pytest
 
 from mopt.cloud import Policy, simulate
 from mopt.cloud import engine as E
-from mopt.cloud.portfolio import simulate_portfolio
+from mopt.cloud.portfolio_scheduler import simulate_portfolio
 from mopt.cloud.simulate import start_run
 from mopt.core.errors import InputError
 
