@@ -4,8 +4,10 @@ Traces: :func:`read_swf` reads a Standard Workload Format trace and :func:`find_
 through ``MOPT_DATA_DIR``; :func:`clean`, :func:`load_trace` (by archive name, fetched with a
 sha256 check when missing) and :func:`synthetic` (JSSPP's arrival patterns). The simulator:
 :class:`Policy` and :func:`simulate` (a compiled event loop over a copyable
-:class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`); they are imported on
-first use, so that ``import mopt.cloud`` stays cheap (no Numba).
+:class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`). The portfolio scheduler:
+:func:`portfolio` (SC13's 60, JSSPP's 10 or a list of policies), :func:`simulate_portfolio` and
+SC13's Algorithm 1, :class:`TimeConstrainedSelection`. The simulator and the portfolio are
+imported on first use, so that ``import mopt.cloud`` stays cheap (no Numba).
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ _LAZY = {
     "RUNTIMES": "mopt.cloud.policies", "sc13_policies": "mopt.cloud.policies",
     "CloudRun": "mopt.cloud.simulate", "simulate": "mopt.cloud.simulate",
     "utility": "mopt.cloud.simulate",
+    "PortfolioRun": "mopt.cloud.portfolio_scheduler",
+    "simulate_portfolio": "mopt.cloud.portfolio_scheduler",
+    "jsspp_code": "mopt.cloud.portfolios", "portfolio": "mopt.cloud.portfolios",
+    "portfolio_names": "mopt.cloud.portfolios",
+    "TimeConstrainedSelection": "mopt.cloud.selection",
 }
 
 __all__ = [

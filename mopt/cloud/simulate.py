@@ -172,6 +172,22 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
     (13.89, 14400.0)
     """
     policy = _as_policy(policy)
+    table, frame, info, state = start_run(jobs, boot_delay=boot_delay, step=step, max_vms=max_vms,
+                                          runtime=runtime, kappa=kappa, alpha=alpha, beta=beta,
+                                          drop_wide=drop_wide)
+    start = np.full(len(table), np.nan)
+    status = _run(state, table, policy, start, progress)
+    if status != E.DONE:  # pragma: no cover - guarded by the width check
+        raise RuntimeError(f"the cloud simulation stopped without finishing (status {status}).")
+    out, summary = run_result(table, frame, info, state, start, kappa=kappa, alpha=alpha, beta=beta)
+    return CloudRun(out, summary, policy, info)
+
+
+def start_run(jobs: pd.DataFrame, *, boot_delay: float, step: float, max_vms: int, runtime: str,
+              kappa: float, alpha: float, beta: float, drop_wide: bool):
+    """Check the arguments of :func:`simulate` and return ``(table, frame, info, state)``: the
+    engine's job table, the kept jobs, counts and the state at the first tick (shared with the
+    portfolio scheduler)."""
     boot_delay = check_number("boot_delay", boot_delay, low=0)
     step = check_number("step", step, low=0, low_open=True)
     if isinstance(max_vms, bool) or not isinstance(max_vms, numbers.Integral) or max_vms < 1:
@@ -183,10 +199,11 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
     mode = RUNTIMES.index(runtime)
     state = E.CloudState.start(table, step=step, boot_delay=boot_delay, max_vms=int(max_vms),
                                n_users=info["n_users"], runtime=mode)
-    start = np.full(len(table), np.nan)
-    status = _run(state, table, policy, start, progress)
-    if status != E.DONE:  # pragma: no cover - guarded by the width check
-        raise RuntimeError(f"the cloud simulation stopped without finishing (status {status}).")
+    return table, frame, info, state
+
+
+def run_result(table, frame, info, state, start, *, kappa: float, alpha: float, beta: float):
+    """The per-job table and the totals of a finished run (shared with the portfolio scheduler)."""
     run = table[:, E.J_RUN]
     submit = table[:, E.J_SUB]
     wait = start - submit
@@ -205,7 +222,7 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
         "vm_hours": r_v / 3600.0, "n_jobs": len(out), "dropped": info["dropped"],
         "missing_req_time": info["missing_req_time"],
     }
-    return CloudRun(out, summary, policy, info)
+    return out, summary
 
 
 def _run(state, table, policy, start, progress: bool) -> int:
