@@ -49,8 +49,8 @@ Q_ID, Q_SUB, Q_RUN, Q_EST, Q_REQ, Q_N, Q_USER = range(7)
 R_ID, R_START, R_END, R_N, R_EST, R_REQ, R_ACTIVE = range(7)
 V_LEASE, V_READY, V_SLOT = range(3)
 (S_CLOCK, S_BUSY, S_PAID, S_BSD, S_STARTED, S_G, S_RG, S_NQ, S_NV, S_NEXT, S_ARRIVALS, S_STEP,
- S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN) = range(17)
-N_SCALARS = 17
+ S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN, S_TICKS) = range(18)
+N_SCALARS = 18
 PREDICTED = 2
 HOUR = P.HOUR
 
@@ -314,6 +314,7 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
     prio = np.empty(queue.shape[0])
     while True:
         t = sc[S_CLOCK]
+        sc[S_TICKS] += 1
         nq = int(sc[S_NQ])
         if sc[S_MODE] == PREDICTED:
             for i in range(nq):
@@ -348,7 +349,8 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
             return -1
         if period > 0 and nq > 0:  # (period: a multiple of the step)
             nxt = min(nxt, _tick_of((math.floor(t / period) + 1) * period, step))
-        nxt = min(nxt, max(_tick_of(until, step), t + step))
+        if until < np.inf:
+            nxt = min(nxt, max(_tick_of(until, step), t + step))
         _events(sc, queue, running, vms, jobs, hist, nxt)
         sc[S_CLOCK] = nxt
         if period > 0 and sc[S_NQ] > 0 and nxt % period == 0:
