@@ -23,13 +23,18 @@ import numpy as np
 
 from mopt.cloud import load_trace, sc13_policies, simulate
 
+CPU = {"best": np.inf}
+
 
 def best_of(repeat: int, fn) -> float:
-    best = np.inf
+    """Best wall time of ``repeat`` calls (the best CPU time goes to ``CPU["best"]``)."""
+    best = cpu = np.inf
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
         best = min(best, time.perf_counter() - t0)
+        cpu = min(cpu, time.process_time() - c0)
+    CPU["best"] = cpu
     return best
 
 
@@ -53,8 +58,8 @@ def main(argv=None) -> int:
     print(f"first call (compilation or cache load): {time.perf_counter() - t0:.2f} s")
     policy = "ODA-UNICEF-FirstFit"
     t = best_of(args.repeat, lambda: simulate(kth, policy))
-    print(f"KTH-SP2 {len(kth)} jobs, {policy}: {t:.3f} s ({len(kth) / t:,.0f} jobs/s; "
-          f"target <= 0.3 s)")
+    print(f"KTH-SP2 {len(kth)} jobs, {policy}: {t:.3f} s wall, {CPU['best']:.3f} s CPU "
+          f"({len(kth) / t:,.0f} jobs/s; target <= 0.3 s)")
     # the engine alone, without the DataFrame work around it
     from mopt.cloud import engine as E
     from mopt.cloud.policies import Policy
@@ -66,11 +71,13 @@ def main(argv=None) -> int:
         state = E.CloudState.start(table, n_users=info["n_users"])
         state.advance(table, Policy(policy).codes)
 
-    print(f"  of which the compiled loop: {best_of(args.repeat, engine_only):.3f} s")
+    t = best_of(args.repeat, engine_only)
+    print(f"  of which the compiled loop: {t:.3f} s wall, {CPU['best']:.3f} s CPU")
     if not args.quick:
         lpc = load_trace("LPC-EGEE", size_limit=64)
         t = best_of(args.repeat, lambda: simulate(lpc, policy))
-        print(f"LPC-EGEE {len(lpc)} jobs, {policy}: {t:.3f} s ({len(lpc) / t:,.0f} jobs/s)")
+        print(f"LPC-EGEE {len(lpc)} jobs, {policy}: {t:.3f} s wall, {CPU['best']:.3f} s CPU "
+              f"({len(lpc) / t:,.0f} jobs/s)")
         times = []
         for p in sc13_policies():
             times.append((best_of(1, lambda p=p: simulate(kth, p)), p.name))
