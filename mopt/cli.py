@@ -165,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     traces.add_argument("--size-limit", type=_positive_int, default=None, metavar="P",
                         help="for describe: also count jobs of at most P processors (64 in SC13)")
     traces.set_defaults(func=_traces)
+
+    from mopt.cloud.portfolio_commands import add_parser as add_portfolio  # the family's own module
+
+    add_portfolio(sub, _positive_int, _seed)
     return parser
 
 
