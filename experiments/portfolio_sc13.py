@@ -19,11 +19,11 @@ from __future__ import annotations
 import argparse
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from _common import FIGURES, markdown_table, report
 
-import matplotlib.pyplot as plt  # noqa: E402  (_common selected the Agg backend)
 from mopt.cloud import load_trace, simulate_portfolio
 from mopt.cloud.portfolio_report import best_by_provisioning, plot_versus, portfolio_versus
 from mopt.plot import save_figure
