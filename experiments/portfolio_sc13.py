@@ -50,8 +50,8 @@ def scope(name: str, df: pd.DataFrame, max_jobs: int | None) -> str:
 
 
 def versus(args) -> None:
-    lines, summary = [], []
     for name in args.traces:
+        lines, summary = [], []
         df = trace(name, args.max_jobs)
         t0 = time.perf_counter()
         table, run = portfolio_versus(df, "sc13", budget=args.budget, period=1, seed=SEED,
@@ -77,14 +77,17 @@ def versus(args) -> None:
                       gain_pct=100 * groups["gain"]), {"vm_hours": ",.0f", "gain_pct": "+.1f"}),
                   "", "Share of selections by provisioning policy (SC13 Fig. 5c): " + ", ".join(
                       f"{k} {v:.0%}" for k, v in shares.items()), ""]
-    head = (f"# SC13: the 60-policy portfolio against its constituents ({args.runtime} runtimes)\n\n"
+        rt = "" if args.runtime == "actual" else f"_{args.runtime}"
+        report(f"portfolio_versus_{name}{rt}", _head(args) + "\n" + markdown_table(
+            pd.DataFrame(summary), {"gain %": "+.1f", "SC13 gain %": "+.2f", "seconds": ".0f",
+                                    "jobs": ",d"}) + "\n\n" + "\n".join(lines))
+
+
+def _head(args) -> str:
+    return (f"# SC13: the 60-policy portfolio against its constituents ({args.runtime} runtimes)\n\n"
             f"Δ = {args.budget} simulated policies per selection, λ = 0.6, selection every 20 s "
             f"tick with a queue, seed {SEED}; boot 120 s, cap 256 VMs, U with κ = 100, α = β = 1.\n"
             f"DAS2-fs0 (SC13: +45 %) is not in the Parallel Workloads Archive: not run.\n")
-    report(f"portfolio_versus{'' if args.runtime == 'actual' else '_' + args.runtime}",
-           head + "\n" + markdown_table(pd.DataFrame(summary),
-                                        {"gain %": "+.1f", "SC13 gain %": "+.2f", "seconds": ".0f",
-                                         "jobs": ",d"}) + "\n\n" + "\n".join(lines))
 
 
 def sweep(args, what: str) -> None:
