@@ -200,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     from mopt.cloud import commands as cloud_commands  # cheap: imports its family lazily
 
     cloud_commands.add_parser(sub)
+
+    from mopt.cloud.portfolio_commands import add_parser as add_portfolio  # the family's own module
+
+    add_portfolio(sub, _positive_int, _seed)
     return parser
 
 
