@@ -6,6 +6,7 @@ import numpy as np
 
 from mopt.core.errors import InputError
 from mopt.core.problem import check_reps
+from mopt.core.space import check_enumerable
 from mopt.solvers.base import SearchState, Solver
 
 __all__ = ["Exhaustive"]
@@ -17,7 +18,8 @@ class Exhaustive(Solver):
     The replications follow the budget: given a ``budget`` (and no ``n_reps``), every design gets
     ``budget // n_designs`` replications, so a comparison under budgets gives exhaustive search all
     of its budget; without one, the problem's ``n_reps``.  An ``n_reps`` option caps them:
-    ``min(n_reps, budget // n_designs)``.
+    ``min(n_reps, budget // n_designs)``.  A space above :data:`~mopt.core.space.ENUMERATION_LIMIT`
+    designs is refused (search it by sampling).
 
     Examples
     --------
@@ -36,13 +38,16 @@ class Exhaustive(Solver):
         return check_reps("n_reps", problem.n_reps if n is None else n)
 
     def _default_budget(self, problem) -> int:
+        check_enumerable(self.name, problem.n_designs)
         return problem.n_designs * self._reps(problem)
 
     def _min_budget(self, problem) -> int:
+        check_enumerable(self.name, problem.n_designs)
         self._reps(problem)
         return problem.n_designs
 
     def _check(self, problem, budget):
+        check_enumerable(self.name, problem.n_designs)
         self._reps(problem)
         if budget < problem.n_designs:
             raise InputError(
