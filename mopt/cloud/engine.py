@@ -20,7 +20,7 @@ Internal API (used by :func:`mopt.cloud.simulate` and by the portfolio scheduler
     can change) and its arrivals and completions. Returns :data:`DONE` when every job has run
     (every VM is then charged up to its next hourly boundary), :data:`SELECT` at a tick that is a
     multiple of ``period`` with a non-empty queue (decisions pending: choose a policy, call again)
-    or :data:`UNTIL` at the first tick >= ``until``. ``out_start[job]`` receives start times.
+    or :data:`UNTIL` at the first tick >= ``until``. ``period`` must be a multiple of ``step``. ``out_start[job]`` receives start times.
 ``view = state.online_view(jobs)``
     A copy for an online simulation (spec §6): no future arrivals; queued jobs run their
     estimated runtime (predicted runtimes refreshed to the current tick); running jobs end at
@@ -49,8 +49,8 @@ Q_ID, Q_SUB, Q_RUN, Q_EST, Q_REQ, Q_N, Q_USER = range(7)
 R_ID, R_START, R_END, R_N, R_EST, R_REQ, R_ACTIVE = range(7)
 V_LEASE, V_READY, V_SLOT = range(3)
 (S_CLOCK, S_BUSY, S_PAID, S_BSD, S_STARTED, S_G, S_RG, S_NQ, S_NV, S_NEXT, S_ARRIVALS, S_STEP,
- S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN) = range(17)
-N_SCALARS = 17
+ S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN, S_TICKS) = range(18)
+N_SCALARS = 18
 PREDICTED = 2
 HOUR = P.HOUR
 
@@ -314,6 +314,7 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
     prio = np.empty(queue.shape[0])
     while True:
         t = sc[S_CLOCK]
+        sc[S_TICKS] += 1
         nq = int(sc[S_NQ])
         if sc[S_MODE] == PREDICTED:
             for i in range(nq):
@@ -346,9 +347,10 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
             sc[S_G] = 1.0  # ODG: the skipped ticks had no demand
         if nxt == np.inf:  # cannot happen with jobs no wider than the cap; never loop
             return -1
-        if period > 0 and nq > 0:
-            nxt = min(nxt, (math.floor(t / period) + 1) * period)
-        nxt = min(nxt, max(until, t + step))
+        if period > 0 and nq > 0:  # (period: a multiple of the step)
+            nxt = min(nxt, _tick_of((math.floor(t / period) + 1) * period, step))
+        if until < np.inf:
+            nxt = min(nxt, max(_tick_of(until, step), t + step))
         _events(sc, queue, running, vms, jobs, hist, nxt)
         sc[S_CLOCK] = nxt
         if period > 0 and sc[S_NQ] > 0 and nxt % period == 0:

@@ -131,7 +131,8 @@ def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actu
 
 def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 120,
              step: float = 20, max_vms: int = 256, runtime: str = "actual", kappa: float = 100.0,
-             alpha: float = 1.0, beta: float = 1.0, drop_wide: bool = False) -> CloudRun:
+             alpha: float = 1.0, beta: float = 1.0, drop_wide: bool = False,
+             progress: bool = False) -> CloudRun:
     """Simulate one policy over a job trace (spec §2-5).
 
     Parameters
@@ -154,6 +155,8 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
     drop_wide : bool, default False
         Drop jobs wider than ``max_vms`` (their count goes to ``summary["dropped"]``) instead of
         refusing the trace.
+    progress : bool, default False
+        A progress bar on stderr (jobs submitted so far), for long traces.
 
     Returns
     -------
@@ -173,7 +176,7 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
                                           runtime=runtime, kappa=kappa, alpha=alpha, beta=beta,
                                           drop_wide=drop_wide)
     start = np.full(len(table), np.nan)
-    status = state.advance(table, policy.codes, out_start=start)
+    status = _run(state, table, policy, start, progress)
     if status != E.DONE:  # pragma: no cover - guarded by the width check
         raise RuntimeError(f"the cloud simulation stopped without finishing (status {status}).")
     out, summary = run_result(table, frame, info, state, start, kappa=kappa, alpha=alpha, beta=beta)
@@ -220,3 +223,23 @@ def run_result(table, frame, info, state, start, *, kappa: float, alpha: float, 
         "missing_req_time": info["missing_req_time"],
     }
     return out, summary
+
+
+def _run(state, table, policy, start, progress: bool) -> int:
+    """Advance to the end, in 100 slices of the submit span when a progress bar is shown."""
+    if not progress:
+        return state.advance(table, policy.codes, out_start=start)
+    import sys
+
+    from tqdm.auto import tqdm
+
+    first, last = table[0, E.J_SUB], table[-1, E.J_SUB]
+    with tqdm(total=len(table), unit="job", desc=policy.name, leave=False, file=sys.stderr,
+              mininterval=0.1 if sys.stderr.isatty() else 10.0) as bar:
+        for k in range(1, 101):
+            status = state.advance(table, policy.codes, out_start=start,
+                                   until=first + (last - first) * k / 100)
+            bar.update(int(state.sc[E.S_NEXT]) - bar.n)
+            if status == E.DONE:
+                return status
+    return state.advance(table, policy.codes, out_start=start)
