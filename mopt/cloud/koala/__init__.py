@@ -29,11 +29,12 @@ from mopt.cloud.koala.environment import (
     real_world,
 )
 from mopt.cloud.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
+from mopt.cloud.koala.problem import TagsProblem
 from mopt.cloud.koala.simulate import KoalaRun, job_table, simulate
 from mopt.cloud.koala.traces import koala_trace
 
 __all__ = [
     "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
     "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
-    "simulate", "KoalaRun", "job_table", "koala_trace",
+    "simulate", "KoalaRun", "job_table", "koala_trace", "TagsProblem",
 ]  # fmt: skip

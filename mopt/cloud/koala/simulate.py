@@ -144,7 +144,7 @@ def simulate(jobs, policy: Policy, environment: Environment, *, step: float = 30
     rng = np.random.default_rng(resolve_seed(seed))
     entry = policy.entry(len(table), rng)
     _check_fits(table, queues, environment, entry)
-    out = _run(table, queues, environment, entry, step)
+    out = run_table(table, queues, environment, entry, step)
     return _result(table, out, policy.name, environment, short_limit)
 
 
@@ -178,7 +178,8 @@ def _check_fits(table: pd.DataFrame, queues, env: Environment, entry: np.ndarray
             q = int(queues.next[q])
 
 
-def _run(table: pd.DataFrame, queues, env: Environment, entry: np.ndarray, step: float):
+def run_table(table: pd.DataFrame, queues, env: Environment, entry: np.ndarray, step: float):
+    """The engine's raw output for a :func:`job_table` (no checks; see :func:`run_engine`)."""
     ptr, idx = queues.flat()
     return run_engine(
         table["submit"].to_numpy(float), table["size"].to_numpy(np.int64), table["runtime"].to_numpy(float),
