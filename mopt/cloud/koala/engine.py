@@ -35,6 +35,7 @@ __all__ = ["run_engine"]
 
 CLUSTER, PRIVATE, PUBLIC = 0, 1, 2
 HOUR = 3600.0
+BIG = 2**62
 
 
 @nb.njit(cache=True)
@@ -83,6 +84,62 @@ def _room(s, kind, free, size, leased, idle):
     if kind[s] == CLUSTER:
         return free[s]
     return idle[s] + size[s] - leased[s]
+
+
+@nb.njit(cache=True)
+def _max_room(lo, hi, q_idx, kind, free, cap, leased, idle):
+    best = 0
+    for k in range(lo, hi):
+        best = max(best, _room(q_idx[k], kind, free, cap, leased, idle))
+    return best
+
+
+@nb.njit(cache=True)
+def _take_vms(s, j, need, t, off, vm_state, vm_owner, vm_lease, vm_ready, boot, leased, idle):
+    """Give job ``j`` idle VMs of cloud site ``s`` (lowest slot first), then lease the shortfall;
+    return when the job can start (all its VMs up)."""
+    begin = t
+    for v in range(off[s], off[s + 1]):
+        if need == 0:
+            break
+        if vm_state[v] == 1:
+            vm_state[v] = 2
+            vm_owner[v] = j
+            begin = max(begin, vm_ready[v])
+            idle[s] -= 1
+            need -= 1
+    for v in range(off[s], off[s + 1]):
+        if need == 0:
+            break
+        if vm_state[v] == 0:
+            vm_state[v] = 2
+            vm_owner[v] = j
+            vm_lease[v] = t
+            vm_ready[v] = t + boot[s]
+            begin = max(begin, t + boot[s])
+            leased[s] += 1
+            need -= 1
+    return begin
+
+
+@nb.njit(cache=True)
+def _keys(q, m, qbuf, qsz, max_size, keys, order, t, runtime, submit, user, req, last1, last2, n_fin, fin_sum,
+          fin_cnt):
+    """Sort keys of the jobs of queue ``q`` up to ``max_size`` nodes (lower first): actual runtime
+    (order 2), predicted runtime (1), or minus the estimated slowdown (3)."""
+    for i in range(m):
+        if qsz[q, i] > max_size:
+            continue
+        j = qbuf[q, i]
+        if order == 2:
+            keys[i] = runtime[j]
+        else:
+            r = _predict(j, user, req, last1, last2, n_fin, fin_sum, fin_cnt)
+            if order == 1:
+                keys[i] = r
+            else:
+                r = max(r, 1.0)
+                keys[i] = -(t - submit[j] + r) / r
 
 
 @nb.njit(cache=True)
@@ -151,8 +208,10 @@ def run_engine(submit, size, runtime, user, req, entry, n_users,
         idle[s] = vmin[s]
     # queues
     qbuf = np.empty((n_q, n), np.int64)
+    qsz = np.empty((n_q, n), np.int64)  # size of the job at each queue position (BIG: taken)
     qlen = np.zeros(n_q, np.int64)
     rr = np.zeros(n_q, np.int64)
+    qmin = np.full(n_q, BIG, np.int64)  # smallest size waiting in each queue
     keys = np.empty(n)
     # runtime prediction
     last1 = np.zeros(n_users)
@@ -198,7 +257,9 @@ def run_engine(submit, size, runtime, user, req, entry, n_users,
                 nq = q_next[q]
                 stage[j] = nq
                 qbuf[nq, qlen[nq]] = j
+                qsz[nq, qlen[nq]] = size[j]
                 qlen[nq] += 1
+                qmin[nq] = min(qmin[nq], size[j])
             else:
                 site_out[j] = s
                 start_out[j] = cur_start[j]
@@ -217,7 +278,9 @@ def run_engine(submit, size, runtime, user, req, entry, n_users,
         while a < n and submit[a] <= t:
             q = entry[a]
             qbuf[q, qlen[q]] = a
+            qsz[q, qlen[q]] = size[a]
             qlen[q] += 1
+            qmin[q] = min(qmin[q], size[a])
             a += 1
             changed = True
         # 3. releases of idle cloud VMs
@@ -257,85 +320,74 @@ def run_engine(submit, size, runtime, user, req, entry, n_users,
                 if m == 0:
                     continue
                 lo, hi = q_ptr[q], q_ptr[q + 1]
-                if q_order[q] == 0:
-                    perm = np.arange(m)
-                else:
-                    for i in range(m):
-                        j = qbuf[q, i]
-                        if q_order[q] == 2:
-                            keys[i] = runtime[j]
-                        else:
-                            r = _predict(j, user, req, last1, last2, n_fin, fin_sum, fin_cnt)
-                            if q_order[q] == 1:
-                                keys[i] = r
-                            else:
-                                r = max(r, 1.0)
-                                keys[i] = -(t - submit[j] + r) / r
-                    perm = np.argsort(keys[:m], kind="mergesort")
-                max_room = 0
-                for k in range(lo, hi):
-                    max_room = max(max_room, _room(q_idx[k], kind, free, cap, leased, idle))
+                max_room = _max_room(lo, hi, q_idx, kind, free, cap, leased, idle)
+                if max_room < qmin[q]:
+                    continue  # no waiting job fits any site of this queue
+                keyed = q_order[q] != 0
+                if keyed:
+                    _keys(q, m, qbuf, qsz, BIG - 1 if blocking else max_room, keys, q_order[q], t, runtime, submit,
+                          user, req, last1, last2, n_fin, fin_sum, fin_cnt)
                 placed = 0
-                for i in perm:
-                    if max_room == 0:
+                pos = 0
+                while max_room > 0:
+                    # the next job in the queue's order that fits a site (a job that fits nowhere is
+                    # skipped, or ends the scan when blocking); room only shrinks during a scan, so
+                    # a job skipped once stays skipped
+                    pick = -1
+                    if not keyed:
+                        while pos < m:
+                            if qsz[q, pos] <= max_room:
+                                pick = pos
+                                break
+                            if blocking and qsz[q, pos] < BIG:
+                                pos = m
+                                break
+                            pos += 1
+                    else:
+                        limit = BIG - 1 if blocking else max_room
+                        for i in range(m):
+                            if qsz[q, i] <= limit and (pick < 0 or keys[i] < keys[pick]):
+                                pick = i
+                        if pick >= 0 and qsz[q, pick] > max_room:
+                            pick = -1
+                    if pick < 0:
                         break
-                    j = qbuf[q, i]
-                    chosen = -1
+                    j = qbuf[q, pick]
                     width = hi - lo
+                    s = -1
                     for k in range(width):
                         p = (rr[q] + k) % width if q_select[q] == 1 else k
-                        s = q_idx[lo + p]
-                        if _room(s, kind, free, cap, leased, idle) >= size[j]:
-                            chosen = s
+                        if _room(q_idx[lo + p], kind, free, cap, leased, idle) >= size[j]:
+                            s = q_idx[lo + p]
                             if q_select[q] == 1:
                                 rr[q] = (p + 1) % width
                             break
-                    if chosen < 0:
-                        if blocking:
-                            break
-                        continue
-                    s = chosen
                     begin = t
                     if kind[s] == CLUSTER:
                         free[s] -= size[j]
                     else:
-                        need = size[j]
-                        for v in range(off[s], off[s + 1]):  # idle VMs first, lowest slot first
-                            if need == 0:
-                                break
-                            if vm_state[v] == 1:
-                                vm_state[v] = 2
-                                vm_owner[v] = j
-                                begin = max(begin, vm_ready[v])
-                                idle[s] -= 1
-                                need -= 1
-                        for v in range(off[s], off[s + 1]):  # then lease the shortfall
-                            if need == 0:
-                                break
-                            if vm_state[v] == 0:
-                                vm_state[v] = 2
-                                vm_owner[v] = j
-                                vm_lease[v] = t
-                                vm_ready[v] = t + boot[s]
-                                begin = max(begin, t + boot[s])
-                                leased[s] += 1
-                                need -= 1
+                        begin = _take_vms(s, j, size[j], t, off, vm_state, vm_owner, vm_lease, vm_ready, boot,
+                                          leased, idle)
                     cur_site[j] = s
                     cur_start[j] = begin
                     run = runtime[j] if runtime[j] <= q_limit[q] else q_limit[q]
                     nh = _heap_push(ht, hj, nh, begin + run, j)
-                    qbuf[q, i] = -1
+                    qbuf[q, pick] = -1
+                    qsz[q, pick] = BIG
                     placed += 1
-                    max_room = 0
-                    for k in range(lo, hi):
-                        max_room = max(max_room, _room(q_idx[k], kind, free, cap, leased, idle))
+                    max_room = _max_room(lo, hi, q_idx, kind, free, cap, leased, idle)
                 if placed:
                     w = 0
+                    smallest = BIG
                     for i in range(m):
-                        if qbuf[q, i] >= 0:
-                            qbuf[q, w] = qbuf[q, i]
+                        j = qbuf[q, i]
+                        if j >= 0:
+                            qbuf[q, w] = j
+                            qsz[q, w] = size[j]
                             w += 1
+                            smallest = min(smallest, size[j])
                     qlen[q] = w
+                    qmin[q] = smallest
         # 5. the next tick where something happens
         nxt = next_release
         if a < n and submit[a] < nxt:
