@@ -122,8 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "'within_budget(cost, 1.0, then=makespan)', 'by_deadline(makespan, 20000, then=cost)'.",
     )
     decide.add_argument("directory", metavar="DIR")
-    decide.add_argument("--utility", action="append", required=True, metavar="SPEC",
-                        help="a utility (repeat for several)")
+    decide.add_argument("--utility", action="append", default=[], metavar="SPEC",
+                        help="a utility (repeat for several; default: those of the result's problem "
+                             "family, e.g. min of each objective and their product)")
     decide.set_defaults(func=_decide)
 
     compare = sub.add_parser(
@@ -422,8 +423,7 @@ def _demo(args) -> int:
 # -- frontier ----------------------------------------------------------------------------------
 def _frontier(args) -> int:
     import mopt
-    from mopt.plot import plot_frontier
-    from mopt.scenario import load_scenario
+    from mopt.scenario import default_utilities, load_scenario
 
     scenario = load_scenario(args.scenario)
     method = scenario.method if args.method is None else args.method
@@ -431,74 +431,84 @@ def _frontier(args) -> int:
         raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
     budget = args.budget if args.budget is not None else scenario.budget
     seed = scenario.seed if args.seed is None else args.seed
+    # the scenario's [run] options belong to its method; --option adds to / overrides them
+    options = {**(scenario.options if method == scenario.method else {}), **_method_options(args.option)}
     to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
     if not to_stdout:
         _check_out(out)
     problem = scenario.problem(seed=seed)
-    say(f"{scenario.path}: {problem.n_designs} strategies"
-          + (f" ({problem.n_excluded} that can never finish left out)" if problem.n_excluded else "")
-          + f"; method {method}, {scenario.n_reps} replications each, seed {seed}"
-          + (f", budget {budget}" if budget is not None else "") + ".")
-    if scenario.observed is not None:
-        tail = scenario.observed
-        say(f"observed: the tail starts at T_tail = {tail.t_tail:g} s with {tail.n_remaining} of "
-              f"{tail.n_tasks} tasks remaining (online turnaround model; t_ur = {scenario.env.t_ur:.1f} s).")
-    if scenario.turnaround_kind == "shifted_lognormal":
-        say("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
-              "the paper's Fig. 5 CDF, which is not available as data).")
+    say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
+        f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
+    for line in scenario.intro(problem):
+        say(line)
     try:
         with _executor(args) as executor:
             # the problem carries the scenario's n_reps (every method's default)
             result = mopt.solve(problem, method, budget=budget, seed=seed, executor=executor,
-                                journal=args.journal, progress=_progress(args),
-                                **_method_options(args.option))
+                                journal=args.journal, progress=_progress(args), **options)
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None
         raise
     result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
-                                               "n_excluded": int(problem.n_excluded)})
+                                               "family": scenario.family, **scenario.result_info(problem)})
     front = result.front
-    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated strategies, "
-          f"{result.n_evals} replications (makespan = tail phase [s], cost [cent/task])")
+    legend = f" ({scenario.legend})" if scenario.legend else ""
+    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated {scenario.noun}, "
+        f"{result.n_evals} replications{legend}")
     shown = front
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
         shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
-    say(format_table(shown, [*STRATEGY_COLUMNS, "makespan", "cost"]))
+    columns = [*_parameter_columns(result), *result.objectives]
+    say(format_table(shown, columns))
     if len(shown) < len(front):
         say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
-              f"{out / 'front.csv'})")
+            f"{out / 'front.csv'})")
+    chosen = _choose(result, default_utilities(scenario.family, result.objectives))
+    if chosen:
+        say(f"\nChosen {scenario.noun} (mopt decide DIR --utility SPEC for others):")
+        say(_chosen_table(chosen, columns))
+    extra = scenario.report(result)
+    if extra:
+        say(extra)
     if to_stdout:
         result.front.to_csv(sys.stdout, index=False)
         return 0
-    fig = plot_frontier(
-        result.evaluations, front, title=f"{scenario.name}: Pareto frontier",
-        caption=f"{scenario.path}; method {method}, {result.n_evals} replications, seed {seed}.",
-    )
-    written = _write_outputs(result, out, fig)
+    result.to_csv(out)
+    scenario.figure(result, out / "front.png")
+    written = [out / n for n in ("front.csv", "evaluations.csv", "result.json", "front.png")]
     say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
+
+
+def _parameter_columns(result) -> list[str]:
+    """The decoded parameters of a result's ``evaluations`` (no design index, counts or statistics)."""
+    objectives = list(result.objectives)
+    hidden = {"design", "n_reps", *objectives, *(f"{o}_se" for o in objectives)}
+    return [c for c in result.evaluations.columns if c not in hidden]
 
 
 # -- decide ------------------------------------------------------------------------------------
 def _decide(args) -> int:
     from mopt.core.result import Result
+    from mopt.scenario import DEFAULT_FAMILY, default_utilities
     from mopt.utility_spec import parse_utility
 
-    utilities = {}
-    for spec in args.utility:
-        u = parse_utility(spec)
-        utilities[u.name] = u
     result = Result.read_csv(args.directory)
     objectives = list(result.objectives)
-    hidden = {"design", "n_reps", *objectives, *(f"{o}_se" for o in objectives)}
-    params = [c for c in result.evaluations.columns if c not in hidden]
+    if args.utility:
+        utilities = {}
+        for spec in args.utility:
+            u = parse_utility(spec)
+            utilities[u.name] = u
+    else:  # the defaults of the family that wrote the result (any objectives)
+        utilities = default_utilities(result.info.get("family", DEFAULT_FAMILY), objectives)
     chosen = _choose(result, utilities)
     print(f"{args.directory}: {len(result.evaluations)} evaluated designs, {len(result.front)} on the "
           f"Pareto frontier (method {result.method}, seed {result.seed}).")
-    print(_chosen_table(chosen, ["design", *params, *objectives]))
+    print(_chosen_table(chosen, ["design", *_parameter_columns(result), *objectives]))
     for label, row in chosen.items():
         if row is None:
             print(f"no evaluated design satisfies {label}.")
@@ -574,16 +584,18 @@ def _compare(args) -> int:
     if utility is not None:  # a utility naming other columns fails here, before anything is printed
         utility_scores(problem, resolve_utility(problem, utility), np.ones((1, problem.n_obj)))
     truth_n = truth_reps or max(100, 10 * problem.n_reps)
-    print(f"{scenario.path}: {problem.n_designs} strategies, {scenario.n_reps} replications each for "
-          f"exhaustive search ({problem.n_designs * scenario.n_reps} in all); methods {', '.join(methods)}; "
+    print(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}, {scenario.n_reps} replications each for "
+          f"exhaustive search ({problem.n_designs * scenario.n_reps:,} in all); methods {', '.join(methods)}; "
           f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
           f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
-          "replications per strategy.")
+          f"replications per {scenario.noun_singular}.")
+    options = _method_options(args.option, per_method=True)
+    if scenario.options and scenario.method in methods:  # [run] options belong to its method
+        options[scenario.method] = {**scenario.options, **options.get(scenario.method, {})}
     with _executor(args) as executor:
         df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
                      truth_reps=truth_reps, executor=executor, journal=args.journal,
-                     progress=_progress(args),
-                     options=_method_options(args.option, per_method=True))
+                     progress=_progress(args), options=options)
     table = summary(df)
     print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "
           "regret and hv_ratio quartiles (q1, median, q3).")
@@ -593,7 +605,7 @@ def _compare(args) -> int:
         print(f"budget too small: {row['method']} cannot run with {row['budget']} replications on this "
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
-               f"search, {truth_n} replications per strategy; utility {df.attrs['utility']}.")
+               f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
     atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
     atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
     plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",

@@ -308,7 +308,7 @@ def test_bad_budget_from_the_scenario_names_the_file(tmp_path, capsys):
         ["frontier"],
         ["demo", "--workers", "0"],
         ["demo", "--seed", "minus-one"],
-        ["decide", "somewhere"],
+        ["decide"],
         ["nonsense"],
     ],
 )

@@ -202,14 +202,14 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     """
     import logging
 
-    import dask
     from distributed import Client, LocalCluster
 
     threads = threads or max(1, (os.cpu_count() or 1) // n_workers)
-    # numba reads its thread count when a worker imports it: set it before the workers start;
+    # numba reads its thread count when a worker imports it: the nanny sets it in the worker
+    # process before the worker starts (not as a "pre-spawn" variable, which Dask also writes into
+    # this process's environment, where numba then refuses a thread count other than its own);
     # the scheduler's HTTP server (dashboard) takes any free port
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": str(threads)}):
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=log_level or logging.ERROR)
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           silence_logs=log_level or logging.ERROR, env={"NUMBA_NUM_THREADS": str(threads)})
     with cluster, Client(cluster) as client:
         yield client

@@ -18,10 +18,13 @@ import numpy as np
 import pandas as pd
 from pymoo.core.problem import Problem
 
+from mopt.core import space
 from mopt.core.errors import InputError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
+from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
-__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "check_reps"]
+__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "ENUMERATION_LIMIT",
+           "REPAIR_TABLE_LIMIT", "check_reps"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
 RESERVED_COLUMNS = ("design", "n_reps", "utility")
@@ -136,6 +139,21 @@ class StochasticProblem(Problem):
         """Named parameters of design vector ``x``."""
         raise NotImplementedError
 
+    def sample_designs(self, rng: np.random.Generator, n: int, *, replace: bool = False) -> np.ndarray:
+        """``n`` design indices drawn uniformly at random (distinct unless ``replace``), in draw order.
+
+        The default never materialises the space (see :func:`mopt.core.space.sample_designs`), so
+        it works for any ``n_designs``; families may override it with a cheaper or exact rule, the
+        draws depending only on ``rng``.
+
+        Examples
+        --------
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> sorted(prob.sample_designs(np.random.default_rng(1), 3).tolist())
+        [0, 1, 2]
+        """
+        return space.sample_designs(self, rng, n, replace=replace)
+
     def repair(self, X) -> np.ndarray:
         """Design indices of the vectors ``X``: each row's own design if it is one, else the nearest.
 
@@ -143,7 +161,10 @@ class StochasticProblem(Problem):
         valid design.  A row that is a design's vector (one that :meth:`index` accepts) is that
         design; any other row maps to the design whose vector is nearest in L1 distance (ties: the
         lowest design index).  The table of all design vectors is built once, on first use, from
-        :meth:`design`; families with a cheaper rule (or a space too large to tabulate) override.
+        :meth:`design`; families with a cheaper rule override.  Above
+        :data:`~mopt.core.space.REPAIR_TABLE_LIMIT` designs nothing is tabulated: a row is rounded
+        and clipped to ``[xl, xu]``, and one that is still not a design is an error asking the
+        family to override ``repair`` (see :func:`mopt.core.space.repair`).
 
         Parameters
         ----------
@@ -168,23 +189,7 @@ class StochasticProblem(Problem):
             X = X.reshape(-1, self.n_var)
         if X.ndim != 2 or X.shape[1] != self.n_var or not np.isfinite(X).all():
             raise InputError(f"'X' must be a list of design vectors of {self.n_var} numbers; got {_show(X)}.")
-        if getattr(self, "_design_tree", None) is None:  # built once: a lookup and an L1 k-d tree
-            from scipy.spatial import cKDTree
-
-            table = np.array([self.design(i) for i in range(self.n_designs)], dtype=np.int64)
-            self._design_lookup = {tuple(row): i for i, row in enumerate(table.tolist())}
-            self._design_tree = cKDTree(table.astype(float))
-        out = np.full(len(X), -1, dtype=np.int64)
-        for k in np.flatnonzero((X == np.rint(X)).all(axis=1)):
-            out[k] = self._design_lookup.get(tuple(X[k].astype(np.int64).tolist()), -1)
-        missing = np.flatnonzero(out < 0)
-        if missing.size:
-            tree = self._design_tree
-            dist, _ = tree.query(X[missing], k=1, p=1)
-            # every design at the nearest distance (a hair of slack for rounding), then the lowest index
-            ties = tree.query_ball_point(X[missing], dist * (1 + 1e-9) + 1e-9, p=1)
-            out[missing] = [min(t) for t in ties]
-        return out
+        return space.repair(self, X)
 
     def designs_frame(self, indices) -> pd.DataFrame:
         """Decoded parameters of the designs ``indices``, one row each (column ``design`` first)."""

@@ -87,7 +87,7 @@ def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives
     return df
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Result:
     """The outcome of :func:`mopt.solve`.
 
@@ -106,6 +106,11 @@ class Result:
         and ``<objective>_se`` (standard error), and ``n_reps``.
     info : dict
         Method-specific extras (JSON-serialisable).
+
+    Notes
+    -----
+    A Result is an immutable value: ``==`` compares every field (``evaluations`` by columns, dtypes
+    and values) and ``hash(result)`` works, so results can be set members or dict keys.
     """
 
     method: str
@@ -127,6 +132,20 @@ class Result:
     def best(self, utility) -> pd.Series:
         """The evaluated row that ``utility`` scores lowest (ties: lowest design index).
 
+        Returns
+        -------
+        pandas.Series
+            The row (object dtype, so each value keeps its type: ``design`` and ``n_reps`` are
+            Python ints) plus its ``utility`` score.
+
+        Examples
+        --------
+        >>> import mopt
+        >>> result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1]], sd=0.0), "exhaustive", seed=1)
+        >>> row = result.best(mopt.utility.product("f1", "f2"))
+        >>> row["design"], row["utility"]
+        (1, 4.0)
+
         Raises
         ------
         ValueError
@@ -140,9 +159,10 @@ class Result:
         if not finite.any():
             raise InputError(f"no evaluated design satisfies utility {utility!r} (every score is inf or NaN).")
         order = np.lexsort((ev["design"].to_numpy(), np.where(finite, scores.to_numpy(), np.inf)))
-        row = ev.iloc[order[0]].copy()
-        row["utility"] = float(scores.iloc[order[0]])
-        return row
+        k = order[0]
+        values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
+        values["utility"] = float(scores.iloc[k])
+        return pd.Series(values, dtype=object, name=ev.index[k])
 
     def to_csv(self, directory: str | os.PathLike) -> Path:
         """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory`` atomically."""
@@ -185,6 +205,26 @@ class Result:
             raise InputError(f"'{ev_path}': malformed mopt result evaluations ({exc}).") from None
         _check_evaluations(ev, fields["objectives"], ev_path)
         return cls(evaluations=ev, **fields)
+
+    def __eq__(self, other) -> bool:
+        """Equal when method, seed, ``n_evals``, objectives, ``evaluations`` (same columns, dtypes,
+        values; NaN equals NaN) and ``info`` are equal."""
+        if not isinstance(other, Result):
+            return NotImplemented
+        return (
+            (self.method, self.seed, self.n_evals, tuple(self.objectives))
+            == (other.method, other.seed, other.n_evals, tuple(other.objectives))
+            and _same_info(self.info, other.info)
+            and list(self.evaluations.columns) == list(other.evaluations.columns)
+            and self.evaluations.reset_index(drop=True).equals(other.evaluations.reset_index(drop=True))
+        )
+
+    def __hash__(self) -> int:
+        """A Result is an immutable value: it hashes (consistently with ``==``) on its method, seed,
+        ``n_evals``, objectives and the shape and columns of ``evaluations``.  Do not modify
+        ``evaluations`` in place after using a Result as a key."""
+        ev = self.evaluations
+        return hash((self.method, self.seed, self.n_evals, tuple(self.objectives), tuple(ev.columns), len(ev)))
 
     def __repr__(self) -> str:
         return (
@@ -251,6 +291,14 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
             bad = pd.to_numeric(col, errors="coerce").isna() & col.notna()
             k = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
             raise InputError(f"{where}: column {name!r} must be numeric; got {_py(col.iloc[k])!r} at line {k + 2}.")
+
+
+def _same_info(a: dict, b: dict) -> bool:
+    """``a == b`` for ``info`` dicts, also when they hold arrays (compared by their JSON text)."""
+    try:
+        return bool(a == b)
+    except (ValueError, TypeError):
+        return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
 def _py(value):
