@@ -9,9 +9,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pandas as pd  # noqa: E402
-from _common import FIGURES, markdown_table, plt, report, save_figure  # noqa: E402, F401
+from _common import FIGURES, markdown_table, plt, report  # noqa: E402, F401
 
-from mopt.cloud.koala import TagsChain, koala_trace, multicloud, multicluster, simulate  # noqa: E402
+from mopt.cloud.koala import TagsChain, koala_trace, multicluster, simulate  # noqa: E402
 from mopt.cloud.koala.traces import PAPER_TRACES  # noqa: E402
 from mopt.core.result import atomic_write  # noqa: E402
 
@@ -64,5 +64,9 @@ def write_csv(df: pd.DataFrame, name: str) -> None:
     atomic_write(FIGURES / f"{name}.csv", lambda p: df.to_csv(p, index=False))
 
 
-def five_sites():
-    return multicloud()
+def save_figure(fig, name: str) -> Path:
+    """Write ``figures/<name>.png`` atomically (the format named, since the temporary file is not .png)."""
+    path = FIGURES / f"{name}.png"
+    atomic_write(path, lambda p: fig.savefig(p, dpi=120, format="png"))
+    plt.close(fig)
+    return path

@@ -22,6 +22,7 @@ import time
 import numpy as np
 import pandas as pd
 from koala_common import (
+    FIGURES,
     PAPER_TABLE_III,
     TRACES,
     markdown_table,
@@ -149,12 +150,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fig", type=int, nargs="*", default=[6, 5])
     parser.add_argument("--traces", nargs="*", default=None)
+    parser.add_argument("--replot", action="store_true", help="redo figures and tables from the CSV files")
     args = parser.parse_args()
     fmt = {"load": ".2f", "slowdown": ",.2f", "slowdown_short": ",.2f", "slowdown_long": ",.2f", "wait_h": ",.2f",
            "public_cost": ",.0f", "utilisation": ".2f", "seconds": ".1f"}
     if 6 in args.fig:
-        df = fig6(args.traces or TRACES)
-        write_csv(df, "koala_fig6")
+        if args.replot:
+            df = pd.read_csv(FIGURES / "koala_fig6.csv")
+        else:
+            df = fig6(args.traces or TRACES)
+            write_csv(df, "koala_fig6")
         plot6(df)
         report("koala_fig6", "\n".join([
             "# KOALA-C Fig. 6: five sites", "",
@@ -163,8 +168,11 @@ def main() -> None:
             "Unscaled traces; load = offered load of the five sites at their maxima (288 nodes).", "",
             markdown_table(df, fmt), "", *summary6(df)]))
     if 5 in args.fig:
-        df = fig5(args.traces or ("KTH-SP2", "CTC-SP2", "SDSC-BLUE"))
-        write_csv(df, "koala_fig5")
+        if args.replot:
+            df = pd.read_csv(FIGURES / "koala_fig5.csv")
+        else:
+            df = fig5(args.traces or ("KTH-SP2", "CTC-SP2", "SDSC-BLUE"))
+            write_csv(df, "koala_fig5")
         plot5(df)
         best = df.loc[df.groupby(["trace", "chains"])["slowdown"].idxmin(), ["trace", "chains", "load", "policy"]]
         worst = df.loc[df.groupby(["trace", "chains"])["slowdown"].idxmax(), ["trace", "chains", "policy"]]
