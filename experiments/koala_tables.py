@@ -20,6 +20,7 @@ import time
 import numpy as np
 import pandas as pd
 from koala_common import (
+    FIGURES,
     LIMITS,
     PAPER_TABLE_II,
     PAPER_TABLE_III,
@@ -41,7 +42,7 @@ def table_ii() -> pd.DataFrame:
         q = minutes.quantile([0.25, 0.5, 0.75, 0.99]).to_numpy()
         paper = PAPER_TABLE_II[name]
         rows.append({
-            "trace": name, "jobs": len(jobs), "share %": 100 * len(jobs) / jobs.attrs["n_records"],
+            "trace": name, "jobs": len(jobs), "share %": 100 * len(jobs) / jobs.attrs["n_records_used"],
             "mean": minutes.mean(), "Q1": q[0], "median": q[1], "Q3": q[2], "p99": q[3],
             "paper": f"{paper[0]}K ({paper[1] if paper[1] else '-'} %), {paper[2]}, {paper[3]}, {paper[4]}, "
                      f"{paper[5]}, {paper[6]:,}",
@@ -72,19 +73,20 @@ def best_limits(sw: pd.DataFrame) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="a coarse sweep (tests)")
+    parser.add_argument("--replot", action="store_true", help="reuse figures/koala_sweep.csv")
     args = parser.parse_args()
     begin = time.perf_counter()
     t2 = table_ii()
     limits = LIMITS[::8] if args.quick else LIMITS
-    parts = []
-    for name in TRACES:
+    parts = [pd.read_csv(FIGURES / "koala_sweep.csv")] if args.replot else []
+    for name in [] if args.replot else TRACES:
         chains = [n for n in range(1, 11) if t2.set_index("trace").loc[name, "load 1 chain"] / n < 1] or [10]
         if args.quick:
             chains = chains[-1:]
         parts.append(sweep(name, chains, limits))
         print(f"{name}: swept N = {chains}", flush=True)
     sw = pd.concat(parts, ignore_index=True)
-    if not args.quick:
+    if not (args.quick or args.replot):
         write_csv(sw, "koala_sweep")
     t3 = best_limits(sw)
     text = "\n".join([
@@ -103,7 +105,8 @@ def main() -> None:
         "",
         markdown_table(t3, {"best limit": ".0f", "short % at best": ".1f", "short % at paper limit": ".1f"}),
         "",
-        f"Swept {len(sw)} simulations in {time.perf_counter() - begin:.0f} s.",
+        f"Swept {len(sw)} simulations" + (" (read back from figures/koala_sweep.csv)." if args.replot else
+                                          f" in {time.perf_counter() - begin:.0f} s."),
     ])  # fmt: skip
     report("koala_tables_quick" if args.quick else "koala_tables", text)
 

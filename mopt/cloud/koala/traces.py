@@ -34,6 +34,12 @@ def koala_trace(name: str | os.PathLike, *, first: int | None = None) -> pd.Data
         Keep the first ``first`` records of the file (before cleaning); for ``"LCG"`` the paper's
         50,000 by default.
 
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`~mopt.cloud.read_swf`'s columns and ``attrs``, plus ``attrs["n_records_used"]``:
+        the records considered (the first ``first``, else all).
+
     Examples
     --------
     >>> kth = koala_trace("KTH-SP2")  # doctest: +SKIP
@@ -45,13 +51,14 @@ def koala_trace(name: str | os.PathLike, *, first: int | None = None) -> pd.Data
     first = default_first if first is None else check_int("first", first, low=1)
     path = file if os.path.isfile(file) else find_trace(file)
     df = read_swf(path)
+    attrs = dict(df.attrs)
     if first is not None:
         df = df.iloc[:first]
+    attrs["n_records_used"] = len(df)
     keep = (df["run_time"] > 0) & (df["n_procs"] > 0)
     max_procs = df.attrs["header"].get("MaxProcs")
     if max_procs is not None and str(max_procs).strip().lstrip("-").isdigit() and int(max_procs) > 0:
         keep &= df["n_procs"] <= int(max_procs)
-    attrs = dict(df.attrs)
     out = df[keep & (df["n_procs"] <= SIZE_LIMIT)].reset_index(drop=True)
     out.attrs = attrs
     return out
