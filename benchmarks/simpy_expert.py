@@ -25,6 +25,11 @@ Model structure (SimPy)
   unreliable results, unreliable failures, timers, ties by task id -- by giving every event an
   explicit SimPy priority (``Environment.schedule(event, priority, delay)``): SimPy processes
   events by (time, priority, insertion order).
+* The paper's time step (§IV): in the tail, machines are allocated by one allocation event per
+  instant, with a priority after every timer, so all results, failures and timers of the instant
+  (each due task enqueuing at most one instance, in task order) come before any allocation.  A
+  timer started by a send at this instant with T = 0 fires after that allocation, in a step of its
+  own at the same time: the task enqueues behind the instances already queued.
 
 Random numbers are counter-based (``uniform(key, task, k, stream)``), so the model needs no random
 generator state and every strategy of a replication sees the same draws.
@@ -217,6 +222,8 @@ class ExpertReplication:
         self.reliable_queue: list[_Entry] = []
         self.tail_started = self.env.event()
         self.all_done = self.env.event()
+        self.allocation_pending = False  # an allocation event is scheduled at the current time
+        self.budget_check_pending = False  # a budget check (strategy B) is scheduled likewise
         self.out = _Outputs()
 
     # -- random inputs --------------------------------------------------------------------------
@@ -282,6 +289,8 @@ class ExpertReplication:
                 task.done = True
                 self.remaining -= 1
                 self.out.last_completion = self.env.now
+            if self.in_tail:
+                self._request_budget_check()
         self._after_event()
 
     def _timer(self, inst: _Instance):
@@ -327,10 +336,41 @@ class ExpertReplication:
             if self.remaining < self.n_unreliable:
                 self._start_tail()
             return
-        self._check_budget()
+        if self.remaining == 0:
+            if not self.all_done.triggered:
+                self.all_done.succeed()
+            return
+        self._request_allocation()
+
+    def _request_allocation(self):
+        """The paper's time step: machines are allocated once every result, failure and timer of
+        the instant has been processed -- by an allocation event after all of them."""
+        if not self.allocation_pending:
+            self.allocation_pending = True
+            _At(self.env, 0.0, self._priority(TIMER + 1, self.tasks[0])).callbacks.append(
+                self._allocate
+            )
+
+    def _allocate(self, _event):
+        """End of a time step: idle machines take the heads of their queues.
+
+        A timer started by a send now (T = 0) fires after this event at the same time: a step of
+        its own, in which the task enqueues behind the instances queued in this step.
+        """
+        self.allocation_pending = False
         self._dispatch_tail()
-        if self.remaining == 0 and not self.all_done.triggered:
-            self.all_done.succeed()
+
+    def _request_budget_check(self):
+        """Strategy B checks its budget after the results of an instant, before its failures."""
+        if self.budget_mode and not self.switched_to_reliable and not self.budget_check_pending:
+            self.budget_check_pending = True
+            # the priority just after every result of the instant (task ids end at n_tasks - 1)
+            priority = _FIRST_PRIORITY + UNRELIABLE_RESULT * (self.n_tasks + 1) + self.n_tasks
+            _At(self.env, 0.0, priority).callbacks.append(self._budget_event)
+
+    def _budget_event(self, _event):
+        self.budget_check_pending = False
+        self._check_budget()
 
     def _dispatch_throughput(self):
         queue = self.throughput_queue
@@ -401,8 +441,9 @@ class ExpertReplication:
         if self.reliable_pool is not None:  # throughput instances still on reliable machines
             self.out.max_reliable_busy = self.reliable_pool.count
         self.tail_started.succeed()
-        self._check_budget()
-        self._dispatch_tail()
+        # The rest of this instant (results, failures, timers) belongs to the tail's first step.
+        self._request_budget_check()
+        self._request_allocation()
         if self.remaining == 0:
             self.all_done.succeed()
 

@@ -96,9 +96,15 @@ def static_table(mr_max: float) -> pd.DataFrame:
 
 
 def dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
-    """Whether some frontier point is <= in both objectives and < in one."""
+    """Whether some frontier point is <= in both objectives and < in one.
+
+    Values within a relative 1e-9 count as equal: the same replications averaged in another order
+    (a solver's frontier vs. a separate ``estimate``) differ in the last bits.
+    """
     m, c = front["makespan"].to_numpy(), front["cost"].to_numpy()
-    return bool(np.any((m <= makespan) & (c <= cost) & ((m < makespan) | (c < cost))))
+    tm, tc = 1e-9 * abs(makespan), 1e-9 * abs(cost)
+    le = (m <= makespan + tm) & (c <= cost + tc)
+    return bool(np.any(le & ((m < makespan - tm) | (c < cost - tc))))
 
 
 def product(df: pd.DataFrame) -> pd.Series:
@@ -147,8 +153,8 @@ def report(name: str, text: str) -> None:
 
 
 def save_figure(fig, name: str) -> Path:
-    """Write ``figures/<name>.png`` atomically (the temporary file keeps the .png suffix)."""
+    """Write ``figures/<name>.png`` atomically (the format is explicit: the temporary file ends in .tmp)."""
     path = FIGURES / f"{name}.png"
-    atomic_write(path, lambda p: fig.savefig(p, dpi=120))
+    atomic_write(path, lambda p: fig.savefig(p, format=path.suffix[1:], dpi=120))
     plt.close(fig)
     return path

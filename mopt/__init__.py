@@ -6,7 +6,7 @@ from __future__ import annotations
 # import ...`` and ``importlib.import_module``); cheap: numpy and pandas only, no numba
 from mopt.compare import compare
 from mopt.core import utility
-from mopt.core.errors import InputError, MoptError
+from mopt.core.errors import InputError, MoptError, SimulationError
 from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.problem import FunctionProblem, StochasticProblem
 from mopt.core.result import Result
@@ -22,6 +22,7 @@ __all__ = [
     "MoptError",
     "NormalProblem",
     "Result",
+    "SimulationError",
     "StochasticProblem",
     "compare",
     "hypervolume",

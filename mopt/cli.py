@@ -21,6 +21,13 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, MoptError
+from mopt.core.interrupt import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    deferred_signals,
+    sigterm_raises,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -58,9 +65,30 @@ def _seed(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    """``--workers``: an integer from 1 to MOPT_MAX_WORKERS (default 4 x the CPUs)."""
+    from mopt.core.inputs import check_workers
+
+    value = _positive_int(text)
+    try:
+        return check_workers("--workers", value)
+    except InputError as exc:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(exc).replace("'--workers' ", "", 1).rstrip(".")) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line, ``mopt: error: [COMMAND: ]MESSAGE (see ... --help)``, exit 2
+    (argparse's own prints the usage block first)."""
+
+    def error(self, message: str):
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        text = " ".join(f"{command + ': ' if command else ''}{message}".split())
+        self.exit(2, f"mopt: error: {text} (see '{self.prog} --help').\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mopt`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mopt",
         description="Multi-objective search over scheduling strategies estimated by simulation.",
         epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
@@ -73,9 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
         p.add_argument("--seed", type=_seed, default=None, metavar="S",
                        help="seed of the run (default: 1, or the scenario's [run] seed)")
-        p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
+        p.add_argument("--workers", type=_workers, default=1, metavar="W",
                        help="worker processes for the replications (>= 2: a local Dask cluster; "
-                            "same results)")
+                            "same results; at most MOPT_MAX_WORKERS, default 4 x the CPUs)")
         p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
                             "(same results)")
@@ -177,12 +205,15 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # usage errors (code 2) and --help (code 0)
         return int(exc.code or 0)
     try:
-        return args.func(args)
+        with sigterm_raises():  # SIGTERM (timeout, systemd, SLURM) cleans up like Ctrl-C
+            return args.func(args)
     except BrokenPipeError:  # e.g. `mopt demo | head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
+        if _interrupt(exc) is not None:
+            return _stopped(_interrupt(exc), args)
         if os.environ.get("MOPT_DEBUG"):
             raise
         code = 2 if isinstance(exc, BAD_INPUT) else 1  # other OSErrors: a full disk, a lost cluster
@@ -194,15 +225,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mopt: error: out of memory ({_message(exc)}); ask for fewer replications (n_reps, "
               "--budget) or designs", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("mopt: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
+        return _stopped(exc, args)
     except Exception as exc:  # noqa: BLE001 - a bug, or a failure outside mopt (e.g. a Dask cluster)
+        if _interrupt(exc) is not None:
+            return _stopped(_interrupt(exc), args)
         if os.environ.get("MOPT_DEBUG"):
             raise
         print(f"mopt: error: {type(exc).__name__}: {_message(exc)} (MOPT_DEBUG=1 shows the traceback)",
               file=sys.stderr)
         return 1
+
+
+def _interrupt(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind ``exc``, if any (a signal that arrives inside compiled code can
+    surface as a SystemError whose context is the KeyboardInterrupt)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _stopped(exc: KeyboardInterrupt, args) -> int:
+    """One line for a run stopped by Ctrl-C (exit 130) or SIGTERM (exit 143)."""
+    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+    journal = getattr(args, "journal", False)  # False: a command without --journal
+    resume = ("" if journal is False else "; run the same command again to resume" if journal
+              else "; give --journal to make a run resumable")
+    print(f"mopt: {what}{resume}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def _message(exc: BaseException) -> str:
@@ -262,6 +316,29 @@ def _check_out(out: Path) -> Path:
     if not os.access(parent, os.W_OK):
         raise InputError(f"'--out': cannot make {str(out)!r}: {str(parent)!r} is not writable.")
     return out
+
+
+#: the files each command writes into --out (a journal must not be one of them)
+OUTPUT_FILES = {
+    "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv"),
+    "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png"),
+    "compare": ("compare.csv", "summary.csv", "progress.png"),
+}
+
+
+def _check_journal(journal: str | None, out: Path, command: str) -> None:
+    """Refuse a ``--journal`` that the outputs would overwrite (``--out`` itself or one of the files
+    written into it): the journal would be lost at the end of the run.  Any other place, inside
+    ``--out`` too, is fine."""
+    if journal is None:
+        return
+    target = Path(journal).resolve()
+    outputs = [out, *(out / name for name in OUTPUT_FILES[command])]
+    for path in outputs:
+        if target == path.resolve():
+            what = "the output directory" if path == out else f"the output file {path.name}"
+            raise InputError(f"'--journal' {journal!r} is {what} of '--out' {str(out)!r}, which the run "
+                             "would overwrite; give the journal another name.")
 
 
 def _progress(args) -> bool:
@@ -344,23 +421,33 @@ def _dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
     return bool((((m <= makespan) & (c <= cost)) & ((m < makespan) | (c < cost))).any())
 
 
-def _write_outputs(result, out: Path, figure) -> list[Path]:
-    from mopt.plot import save_figure
+def _write_outputs(result, out: Path, figure, extra: dict | None = None) -> list[Path]:
+    """Write a result's set of files (``figure``: writes ``front.png`` to the path it is given;
+    ``extra``: more files, name -> writer of a path) so that a reader never takes a half-replaced
+    set for a result: SIGINT and SIGTERM wait until the set is written, the old ``result.json``
+    goes first and the new one, the manifest listing the sha256 of every file, comes last."""
+    from mopt.core.result import atomic_write
 
-    result.to_csv(out)
-    save_figure(figure, out / "front.png")
-    return [out / n for n in ("front.csv", "evaluations.csv", "result.json")] + [out / "front.png"]
+    extra = extra or {}
+    with deferred_signals():
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "result.json").unlink(missing_ok=True)
+        figure(out / "front.png")
+        for name, write in extra.items():
+            atomic_write(out / name, write)
+        result.to_csv(out, files=["front.png", *extra])
+    return [out / n for n in ("front.csv", "evaluations.csv", "result.json", "front.png", *extra)]
 
 
 # -- demo --------------------------------------------------------------------------------------
 def _demo(args) -> int:
     import mopt
-    from mopt.core.result import atomic_write
     from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
-    from mopt.plot import plot_frontier
+    from mopt.plot import plot_frontier, save_figure
 
     seed = 1 if args.seed is None else args.seed
     out = _check_out(Path(args.out))
+    _check_journal(args.journal, out, "demo")
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)
     print(
@@ -412,9 +499,8 @@ def _demo(args) -> int:
         caption=f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}. "
                 "F_s is a stand-in (shifted lognormal) for the paper's Fig. 5 CDF.",
     )
-    written = _write_outputs(result, out, fig)
-    atomic_write(out / "statics.csv", lambda p: statics.to_csv(p, index=False))
-    written.append(out / "statics.csv")
+    written = _write_outputs(result, out, lambda path: save_figure(fig, path),
+                             {"statics.csv": lambda p: statics.to_csv(p, index=False)})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     print(FS_NOTE)
     return 0
@@ -438,6 +524,7 @@ def _frontier(args) -> int:
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
     if not to_stdout:
         _check_out(out)
+        _check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
         f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
@@ -476,9 +563,7 @@ def _frontier(args) -> int:
     if to_stdout:
         result.front.to_csv(sys.stdout, index=False)
         return 0
-    result.to_csv(out)
-    scenario.figure(result, out / "front.png")
-    written = [out / n for n in ("front.csv", "evaluations.csv", "result.json", "front.png")]
+    written = _write_outputs(result, out, functools.partial(scenario.figure, result))
     say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
 
@@ -579,6 +664,7 @@ def _compare(args) -> int:
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
     out = _check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
+    _check_journal(args.journal, out, "compare")
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
     if utility is not None:  # a utility naming other columns fails here, before anything is printed
@@ -606,10 +692,11 @@ def _compare(args) -> int:
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
                f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
-    atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
-    atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
-    plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
-                  caption=caption)
+    with deferred_signals():  # the three files are written whole, as a set
+        atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
+        atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
+        plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
+                      caption=caption)
     written = [out / n for n in ("compare.csv", "summary.csv", "progress.png")]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0

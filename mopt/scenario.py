@@ -65,12 +65,12 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-import tomllib
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from mopt.core import inputs
 from mopt.core.errors import InputError, check_int
 from mopt.core.problem import check_reps
 
@@ -222,17 +222,14 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
 
 
 def read_toml(path: Path) -> dict:
-    """The TOML document at ``path`` (InputError naming the file for anything unreadable)."""
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such scenario file.") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a scenario file.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the scenario file ({exc}).") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: malformed TOML: {exc}.") from None
+    """The TOML document at ``path`` (InputError naming the file for anything unreadable): a
+    regular file, bounded in size, line length and nesting (:mod:`mopt.core.inputs`)."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"{path}: no such scenario file.")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a scenario file.")
+    return inputs.read_toml(path, "scenario file")
 
 
 def family_module(family, path: str | os.PathLike | None = None):

@@ -68,6 +68,8 @@ class Journal:
         self.fingerprint = problem.fingerprint()
         if self.path.exists() and self.path.is_dir():
             raise InputError(f"'journal' must be a file; {str(self.path)!r} is a directory.")
+        if self.path.exists() and not self.path.is_file():  # a FIFO or a device: SQLite would hang or fail
+            raise InputError(f"'journal' must be a regular file; {str(self.path)!r} is not (a FIFO or a device).")
         if self.path.is_file() and self.path.stat().st_size > 0:
             with open(self.path, "rb") as f:
                 if f.read(16) != b"SQLite format 3\x00":  # SQLite would overwrite a short file
@@ -139,6 +141,7 @@ class Journal:
         m = len(self.objectives)
         if rows:
             arr = np.array(rows, dtype=float).reshape(len(rows), 2 + m)  # None (NaN) -> nan
+            self._check_addresses(rows, arr[:, :2])
             self._keys = arr[:, 0].astype(np.int64) * _SHIFT + arr[:, 1].astype(np.int64)
             self._values = arr[:, 2:]
         else:
@@ -147,6 +150,18 @@ class Journal:
         self.n_loaded = len(rows)
         self.n_committed = 0
         self._pending: list[tuple[np.ndarray, np.ndarray]] = []  # committed since, not yet indexed
+
+    def _check_addresses(self, rows, pairs: np.ndarray) -> None:
+        """Every row's design and replication index is an integer in range (SQLite stores a
+        hand-edited ``1.5`` as it is; truncating it would silently change a replication)."""
+        limits = np.array([_SHIFT // 2, _SHIFT])
+        bad = ((pairs != np.floor(pairs)) | (pairs < 0) | (pairs >= limits)).any(axis=1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            design, rep = rows[k][0], rows[k][1]
+            raise InputError(f"journal {str(self.path)!r} is damaged: the row of design {design!r}, replication "
+                             f"{rep!r} does not address a replication (both must be integers, design in [0, "
+                             "2**31), replication in [0, 2**32)); use another journal file.")
 
     def __len__(self) -> int:
         """Replications in the journal (loaded at opening plus committed since)."""

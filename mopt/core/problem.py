@@ -19,7 +19,7 @@ import pandas as pd
 from pymoo.core.problem import Problem
 
 from mopt.core import space
-from mopt.core.errors import InputError, check_int
+from mopt.core.errors import InputError, SimulationError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
@@ -237,7 +237,14 @@ class StochasticProblem(Problem):
         reps = _integer_array("reps", reps, low=0)
         if len(indices) == 0 or len(reps) == 0:
             return np.empty((len(indices), len(reps), self.n_obj))
-        return self._replicate(indices, reps, entropy)
+        values = self._replicate(indices, reps, entropy)
+        nan = np.isnan(values)
+        if nan.any():  # no search can rank NaN: say where it came from instead of an empty front
+            a, b, j = (int(k[0]) for k in np.nonzero(nan))
+            raise InputError(f"the simulation of design {int(indices[a])} ({_params(self, indices[a])}), "
+                             f"replication {int(reps[b])} gave NaN for objective {self.objectives[j]!r}; "
+                             "objective values must be numbers (inf is allowed).")
+        return values
 
     def _replicate(self, indices: np.ndarray, reps: np.ndarray, entropy: int) -> np.ndarray:
         raise NotImplementedError
@@ -375,14 +382,30 @@ class FunctionProblem(IndexedProblem):
             params = self.decode([i])
             for b, r in enumerate(reps):
                 rng = replication_rng(entropy, r, None if self.common_random_numbers else i)
-                values = np.asarray(self.function(params, rng), dtype=float).ravel()
-                if values.shape != (self.n_obj,):
-                    raise InputError(
-                        f"'simulate' must return {self.n_obj} values ({', '.join(self.objectives)}); "
-                        f"got {values.size} for design {i}."
-                    )
-                out[a, b] = values
+                try:
+                    raw = self.function(params, rng)
+                except Exception as exc:  # the user's simulator: name the design, keep the cause
+                    raise SimulationError(
+                        f"'simulate' raised {type(exc).__name__} on design {int(i)} ({_params(self, i)}), "
+                        f"replication {int(r)}: {exc}"
+                    ) from exc
+                out[a, b] = self._values(raw, i)
         return out
+
+    def _values(self, raw, i) -> np.ndarray:
+        """What ``simulate`` returned for design ``i`` as ``n_obj`` floats (InputError naming the
+        design otherwise: a str, a dict, a wrong count)."""
+        expected = f"'simulate' must return {self.n_obj} values ({', '.join(self.objectives)})"
+        if isinstance(raw, (str, bytes, dict)):
+            raise InputError(f"{expected}; got {_show(raw)} ({type(raw).__name__}) for design {int(i)} "
+                             f"({_params(self, i)}).")
+        try:
+            values = np.asarray(raw, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"{expected}; got {_show(raw)} for design {int(i)} ({_params(self, i)}).") from None
+        if values.shape != (self.n_obj,):
+            raise InputError(f"{expected}; got {values.size} for design {int(i)} ({_params(self, i)}).")
+        return values
 
     def _identity(self) -> dict:
         return {
@@ -391,6 +414,16 @@ class FunctionProblem(IndexedProblem):
             "designs": self.table.to_json(),
             "crn": self.common_random_numbers,
         }
+
+
+def _params(problem, i) -> str:
+    """Design ``i``'s parameters as ``x=1, y='a'`` (for messages)."""
+    try:
+        params = problem.decode(problem.design(int(i)))
+    except Exception:  # noqa: BLE001 - a message helper must not fail
+        return "parameters unknown"
+    text = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _design_table(designs) -> pd.DataFrame:

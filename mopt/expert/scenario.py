@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import math
 import numbers
 import re
@@ -72,6 +73,7 @@ from typing import ClassVar
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import read_text
 from mopt.expert.environment import Environment, shifted_lognormal
 from mopt.expert.online import ObservedTail, ThroughputLog, observe
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid
@@ -284,8 +286,11 @@ def _file(file) -> str:
 
 def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
     """Send times and turnaround times (inf = no result) from a CSV of observed instances."""
+    if not csv_path.exists() and not csv_path.is_symlink():
+        raise InputError(f"'file' {csv_path}: no such file.")
+    text = read_text(csv_path, "CSV file of instances")  # a regular file, bounded
     try:
-        with csv_path.open(newline="", encoding="utf-8") as fh:
+        with io.StringIO(text, newline="") as fh:
             reader = csv.DictReader(fh)
             columns = reader.fieldnames or []
             missing = [c for c in ("send_time", "turnaround_time") if c not in columns]
@@ -299,9 +304,7 @@ def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
                 send.append(_csv_number(csv_path, line, "send_time", row["send_time"], empty=None))
                 turn.append(_csv_number(csv_path, line, "turnaround_time", row["turnaround_time"],
                                         empty=math.inf))
-    except FileNotFoundError:
-        raise InputError(f"'file' {csv_path}: no such file.") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except csv.Error as exc:
         raise InputError(f"'file' {csv_path}: cannot read it ({exc}).") from None
     if not send:
         raise InputError(f"'file' {csv_path}: no instances (only a header).")

@@ -141,12 +141,13 @@ def test_aur_pays_one_result_per_task(key):
 # ----------------------------------------------------------------------------- (b) N = 0, T = 0
 def test_n0_t0_every_tail_task_gets_a_reliable_instance_at_t_tail():
     # 7 tasks / 4 machines: t_tail = 1000, tasks 4, 5, 6 sent at 1000 (results at 2000).
-    # T = 0: their timers fire at t_tail; N = 0, so each enqueues its reliable instance and the
-    # 3 reliable machines take them at once (queue length 1 after each enqueue).  Reliable
+    # T = 0: their timers fire at t_tail; N = 0, so each enqueues its reliable instance (queue
+    # length 3: every due task enqueues before the machines are allocated, the paper's time
+    # step) and the 3 reliable machines take them at once.  Reliable
     # results at 1000 + 500 = 1500 come first: makespan 500.  The unreliable results at 2000
     # are redundant but paid.  Cost = (4 * 1000 + 3 * 1000 + 3 * 10 * 500) / 7 = 22000 / 7.
     out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 3})
-    np.testing.assert_allclose(out, [500.0, 22000.0 / 7, 1000.0, 3.0, 3.0, 1.0, 3.0])
+    np.testing.assert_allclose(out, [500.0, 22000.0 / 7, 1000.0, 3.0, 3.0, 3.0, 3.0])
 
 
 def test_n0_t0_unreliable_results_first_when_reliable_is_slow():
@@ -154,57 +155,58 @@ def test_n0_t0_unreliable_results_first_when_reliable_is_slow():
     # (makespan 1000) but the running reliable instances are not aborted and are paid:
     # cost = (7000 + 3 * 15000) / 7.
     out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 5}, t_r=1500.0)
-    np.testing.assert_allclose(out, [1000.0, 52000.0 / 7, 1000.0, 3.0, 3.0, 1.0, 3.0])
+    np.testing.assert_allclose(out, [1000.0, 52000.0 / 7, 1000.0, 3.0, 3.0, 3.0, 3.0])
 
 
 def test_tail_task_finishing_at_t_tail_gets_nothing():
     # 10 tasks / 4 machines (see the AUR test): t_tail = 2000 with task 7 finishing at 2000
     # and 8, 9 sent at 2000.  N = 0, T = 0: the result of 7 comes before the timers at 2000,
-    # so only 8 and 9 get reliable instances (results at 2500).  Cost = (7000 [0..6] + 1000
-    # [7] + 2000 [8, 9 redundant] + 2 * 5000) / 10 = 2000.
+    # so only 8 and 9 get reliable instances (results at 2500; both queued before allocation:
+    # queue 2).  Cost = (7000 [0..6] + 1000 [7] + 2000 [8, 9 redundant] + 2 * 5000) / 10 = 2000.
     out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 3}, n_tasks=10)
-    np.testing.assert_allclose(out, [500.0, 2000.0, 2000.0, 3.0, 2.0, 1.0, 2.0])
+    np.testing.assert_allclose(out, [500.0, 2000.0, 2000.0, 3.0, 2.0, 2.0, 2.0])
 
 
 # ----------------------------------------------------------------------------- (c) one machine
 def test_one_reliable_machine_queue_and_cancellation():
     # t_tail = 1000, tasks 4, 5, 6 (unreliable results at 2000), N = 0, T = 0, one reliable
-    # machine, t_r = 1500.  At 1000: 4's reliable instance starts (result 2500); 5 and 6 queue
-    # (queue length 2).  At 2000 the unreliable results complete 4, 5, 6 and cancel the queued
+    # machine, t_r = 1500.  At 1000: 4, 5, 6 enqueue reliable instances (queue length 3), then
+    # 4's starts (result 2500); 5 and 6 wait.  At 2000 the unreliable results complete 4, 5, 6 and cancel the queued
     # reliable instances of 5 and 6 (never sent, never paid); 4's running reliable instance is
     # not aborted and is paid.  Cost = (4000 + 3000 + 15000) / 7.
     out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1}, t_r=1500.0)
-    np.testing.assert_allclose(out, [1000.0, 22000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 1.0])
+    np.testing.assert_allclose(out, [1000.0, 22000.0 / 7, 1000.0, 3.0, 1.0, 3.0, 1.0])
 
 
 def test_one_reliable_machine_event_order_at_equal_times():
     # As above with t_r = 500: 4 runs on [1000, 1500], then 5 on [1500, 2000].  At 2000 the
-    # reliable result of 5 comes before the unreliable results, so the freed machine takes 6
-    # (still without a result) before 6's unreliable result arrives at the same instant: 3
-    # reliable instances are sent and paid, makespan 1000.  Cost = (7000 + 3 * 5000) / 7.
+    # reliable result of 5 and the unreliable results of 4, 5, 6 are all processed before the
+    # freed machine is allocated (the paper's time step), so 6 is done and its queued reliable
+    # instance is cancelled: 2 reliable instances are sent and paid, makespan 1000.
+    # Cost = (7000 + 2 * 5000) / 7.
     out = row({"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1})
-    np.testing.assert_allclose(out, [1000.0, 22000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(out, [1000.0, 17000.0 / 7, 1000.0, 3.0, 1.0, 3.0, 2.0])
 
 
 def test_finite_n_with_all_unreliable_instances_failing():
     # gamma = 1 for instances sent before 500, 0 after: tasks 4, 5, 6 (sent at 1000) fail at
     # 1000 + d0 = 5000; t_tail = 1000 as usual.  N = 0, T = 0, one reliable machine, t_r = 500:
     # reliable runs [1000, 1500], [1500, 2000], [2000, 2500].  Failures cost nothing:
-    # cost = (4000 + 3 * 5000) / 7, makespan 1500.
+    # cost = (4000 + 3 * 5000) / 7, makespan 1500; the 3 reliable instances are queued at once.
     out = row(
         {"N": 0, "T": 0.0, "D": 4000.0, "n_rel": 1},
         gamma_breaks=(0.0, 500.0),
         gamma_values=(1.0, 0.0),
     )
-    np.testing.assert_allclose(out, [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(out, [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 3.0, 3.0])
 
 
 def test_n1_sends_one_unreliable_instance_then_the_reliable_one():
     # gamma 1 before 500 then 0; t_tail = 1000 with 4, 5, 6 failing at 5000.  N = 1, T = 0,
     # D = 300, one reliable machine, t_r = 500.  At 1000 the timers (in task order) enqueue
-    # unreliable instances; the only idle unreliable machine takes 4 (fails at 1300) and 4's
-    # new timer at 1000 comes before 5's (ties by task id), so 4 enqueues its reliable
-    # instance, which starts at once (result 1500).  5 and 6 wait in the unreliable queue: at
+    # unreliable instances; the only idle unreliable machine takes 4 (fails at 1300).  4's new
+    # timer fires in the next step at 1000 (the paper's time step): 4 has used its N = 1 and
+    # enqueues its reliable instance, which starts at once (result 1500).  5 and 6 wait in the unreliable queue: at
     # 1300 the machine takes 5 (fails 1600), whose timer at 1300 queues its reliable instance;
     # at 1500 the reliable machine takes it (result 2000); at 1600 the unreliable machine takes
     # 6 (fails 1900), whose reliable instance runs [2000, 2500].  Makespan 1500; only the 3
@@ -217,17 +219,18 @@ def test_n1_sends_one_unreliable_instance_then_the_reliable_one():
     np.testing.assert_allclose(out, [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 1.0, 3.0])
 
 
-def test_timers_at_equal_times_fire_in_task_order():
+def test_timers_at_equal_times_enqueue_in_task_order_before_allocation():
     # 10 tasks / 4 machines: t_tail = 2000, task 7 done at 2000, 8 and 9 sent at 2000 (results
     # at 3000); after 7's result two unreliable machines are idle.  N = 2, T = 0, one reliable
-    # machine (t_r = 500).  8's timer sends a tail instance (result 3000) and sets a new timer
-    # at 2000, which fires before 9's (ties by task id): 8 takes the second idle machine too,
-    # then its third timer enqueues its reliable instance ([2000, 2500]).  9's timer finds no
-    # idle machine and queues an unreliable instance, sent at 3000 when the first result
-    # (task 8's, by task order) frees a machine -- before 9's own result at 3000 -- so it
-    # is paid.  Cost = (7000 + 3000 [7, 8, 9] + 2000 [8's tail] + 5000 + 1000 [9's tail]) / 10.
+    # machine (t_r = 500).  Step at 2000: 7's result, then the timers of 8 and 9 enqueue one
+    # tail instance each (task order), then the two idle machines take them (results 3000).
+    # Next step at 2000 (the T = 0 timers of those sends): 8 and 9 enqueue their 2nd tail
+    # instance; no machine is idle.  At 3000 every result completes 8 and 9 and cancels the
+    # queued instances: no reliable instance.  Cost = (7000 + 3000 [7, 8, 9] + 2000 [the two
+    # tail instances]) / 10.  (The order this replaced let 8's own timer jump ahead of 9's: 8
+    # got both idle machines and a reliable instance.)
     out = row({"N": 2, "T": 0.0, "D": 4000.0, "n_rel": 1}, n_tasks=10)
-    np.testing.assert_allclose(out, [1000.0, 1800.0, 2000.0, 3.0, 1.0, 1.0, 1.0])
+    np.testing.assert_allclose(out, [1000.0, 1200.0, 2000.0, 3.0, 0.0, 0.0, 0.0])
 
 
 # ----------------------------------------------------------------------------- (d) N = inf
@@ -326,11 +329,12 @@ def test_t_tail_150_tasks_50_machines():
 
 def test_fewer_tasks_than_machines_starts_the_tail_at_zero():
     # 3 tasks on 4 machines: t_tail = 0, results at 1000.  N = 0, T = 300, 2 reliable
-    # machines: at 300 the reliable instances of 0 and 1 start ([300, 800]) and 2's queues;
+    # machines: at 300 the 3 tasks queue reliable instances (queue 3), those of 0 and 1 start
+    # ([300, 800]) and 2's waits;
     # it starts at 800 ([800, 1300]), but 2's unreliable result at 1000 comes first: makespan
     # 1000 - 0.  The running reliable instance is paid: cost = (3 * 1000 + 3 * 5000) / 3.
     out = row({"N": 0, "T": 300.0, "D": 4000.0, "n_rel": 2}, n_tasks=3)
-    np.testing.assert_allclose(out, [1000.0, 6000.0, 0.0, 3.0, 2.0, 1.0, 3.0])
+    np.testing.assert_allclose(out, [1000.0, 6000.0, 0.0, 3.0, 2.0, 3.0, 3.0])
 
 
 def test_no_tail_when_nothing_remains():
@@ -349,12 +353,25 @@ def test_budget_strategy_triggers_at_t_tail():
 
 
 def test_budget_strategy_triggers_after_a_result():
-    # Budget 18999: not at t_tail (15000 > 14999).  At 2000 the result of 4 is paid (5000):
-    # 2 * 5000 <= 18999 - 5000, so 5 and 6 enqueue reliable instances, which start at once,
-    # before their own unreliable results at the same instant.  Makespan 1000, cost =
-    # (7000 + 2 * 5000) / 7.
+    # gamma 1 before 500, 0.5 after: tasks 0..3 return at 1000, t_tail = 1000 with 4, 5, 6 sent
+    # at 1000.  Key 15 draws u = 0.470, 0.610, 0.921 for them: 4 returns at 2000, 5 and 6 fail
+    # at 1000 + d0 = 5000.  Budget 18999: not at t_tail (3 * 5000 > 18999 - 4000).  At 2000
+    # 4's result is paid (1000): 2 * 5000 <= 18999 - 5000, so 5 and 6 enqueue reliable
+    # instances, which start at once ([2000, 2500]).  Makespan 1500, failures cost nothing:
+    # cost = (5000 + 2 * 5000) / 7.
+    draws = [uniform(np.uint64(15), task, 0, 0) for task in (4, 5, 6)]
+    assert draws[0] < 0.5 <= min(draws[1:])
     strategy = {"N": N_INFINITE, "T": 4000.0, "D": 4000.0, "n_rel": 3, "budget": 18999.0}
-    np.testing.assert_allclose(row(strategy), [1000.0, 17000.0 / 7, 1000.0, 3.0, 2.0, 2.0, 2.0])
+    out = row(strategy, gamma_breaks=(0.0, 500.0), gamma_values=(1.0, 0.5), keys=(15,))
+    np.testing.assert_allclose(out, [1500.0, 15000.0 / 7, 1000.0, 3.0, 2.0, 2.0, 2.0])
+
+
+def test_budget_is_checked_after_every_result_of_the_instant():
+    # The usual 7-task pattern: 4, 5, 6 all return at 2000.  Budget 18999 would switch after
+    # 4's result alone (see above), but the three results of the instant come first: every task
+    # is done before the check, so no reliable instance is sent.  Cost = 7000 / 7.
+    strategy = {"N": N_INFINITE, "T": 4000.0, "D": 4000.0, "n_rel": 3, "budget": 18999.0}
+    np.testing.assert_allclose(row(strategy), [1000.0, 1000.0, 1000.0, 3.0, 0.0, 0.0, 0.0])
 
 
 def test_combined_throughput_phase():
@@ -369,14 +386,15 @@ def test_combined_throughput_phase():
 
 def test_combine_spills_the_unreliable_queue_onto_reliable_machines():
     # Plain throughput (t_tail = 1000, tasks 4, 5, 6 with results at 2000, one idle unreliable
-    # machine), then N = inf, T = 0, combine with one reliable machine (t_r = 500).  At 1000:
-    # 4's timer sends a tail instance on the idle unreliable machine (result 2000); its new
-    # timer at 1000 precedes 5's (task order), so 4 queues again and spills onto the reliable
-    # machine ([1000, 1500]); 5 and 6 queue.  At 1500 the reliable machine takes 5 ([1500,
-    # 2000]), at 2000 (after 5's reliable result) it takes 6 ([2000, 2500]).  Makespan 1000.
-    # Cost = (4000 + 4000 [two results of 4, one of 5, one of 6] + 3 * 5000) / 7.
+    # machine), then N = inf, T = 0, combine with one reliable machine (t_r = 500).  Step at
+    # 1000: 4, 5, 6 enqueue a tail instance each; the idle unreliable machine takes 4's (result
+    # 2000) and 5's spills onto the reliable machine ([1000, 1500]); 6's waits.  Next step at
+    # 1000: 4's T = 0 timer queues another instance behind 6's (5, now on a reliable machine,
+    # gets no more).  At 1500 5 is done and the reliable machine takes 6 ([1500, 2000]).  At
+    # 2000 all results complete 4 and 6 and cancel 4's queued instance.  Makespan 1000.
+    # Cost = (4000 + 4000 [two results of 4, one of 5, one of 6] + 2 * 5000) / 7.
     strategy = {"N": N_INFINITE, "T": 0.0, "D": 4000.0, "n_rel": 1, "combine": True}
-    np.testing.assert_allclose(row(strategy), [1000.0, 23000.0 / 7, 1000.0, 3.0, 1.0, 0.0, 3.0])
+    np.testing.assert_allclose(row(strategy), [1000.0, 18000.0 / 7, 1000.0, 3.0, 1.0, 0.0, 2.0])
 
 
 def test_task_on_a_reliable_machine_at_t_tail_gets_no_further_instance():
@@ -410,13 +428,14 @@ def test_cap_in_the_tail_gives_nan_only_for_that_strategy():
         max_instances=1000,
     )
     assert np.isnan(out[0]).all()
-    np.testing.assert_allclose(out[1, 0], [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(out[1, 0], [1500.0, 19000.0 / 7, 1000.0, 3.0, 1.0, 3.0, 3.0])
 
 
 # ----------------------------------------------------------------------------- literal reference
 # The engine merges several event sources and skips timers that cannot act; this reference
 # follows the spec literally (one heap of (time, kind, task) events, every timer, payment when
-# a result arrives, simulation continued until the last running instance ends) and must agree.
+# a result arrives, simulation continued until the last running instance ends, the paper's
+# time step: every event of an instant before any allocation) and must agree.
 def _reference(n_tasks, n_ur, t_r, d0, fs, gb, gv, N, T, D, n_rel, combine, combined, budget, key):
     import heapq
     from collections import deque
@@ -484,6 +503,7 @@ def _reference(n_tasks, n_ur, t_r, d0, fs, gb, gv, N, T, D, n_rel, combine, comb
         return sum(not st[j]["done"] for j in relq)
 
     def budget_check():
+        """Strategy B's switch; returns False (the check is done until the next result)."""
         nonlocal trig, max_q
         if budget_mode and not trig and (len(tail) - n_done) * rel_cost <= budget - paid:
             trig = True
@@ -492,9 +512,42 @@ def _reference(n_tasks, n_ur, t_r, d0, fs, gb, gv, N, T, D, n_rel, combine, comb
                     st[j].update(rel=True, qrel=True)
                     relq.append(j)
             max_q = max(max_q, live())
+        return False
 
-    budget_check()
+    # The paper's time step: all events of an instant (the heap orders them results, failures,
+    # timers; ties by task), the budget check right after the results, then allocation.  Timers
+    # of this step's sends at T = 0 fire in a following step at the same time.
+    check = budget_mode
     while True:
+        while events and events[0][0] == t:
+            if check and events[0][1] > URS:
+                check = budget_check()
+            _, kind, j, _, pay = heapq.heappop(events)
+            if kind == TIMER:
+                s = st[j]
+                if finished or s["done"] or s["qur"] or s["qrel"] or s["rel"] or trig:
+                    continue
+                if N < 0 or s["n"] < N:
+                    s.update(n=s["n"] + 1, qur=True)
+                    urq.append(j)
+                else:
+                    s.update(rel=True, qrel=True)
+                    relq.append(j)
+                    max_q = max(max_q, live())
+            elif kind == URF:
+                free_ur += 1
+            else:
+                free_ur, free_rel = free_ur + (kind == URS), free_rel + (kind == REL)
+                busy_rel -= kind == REL
+                total += pay
+                if not finished:
+                    paid += pay
+                    if not st[j]["done"]:
+                        st[j]["done"], n_done, last = True, n_done + 1, t
+                        finished = n_done == len(tail)
+                    check = budget_mode
+        if check:
+            check = budget_check()
         while not finished and free_ur > 0 and urq:
             j = urq.popleft()
             if not st[j]["done"]:
@@ -511,30 +564,7 @@ def _reference(n_tasks, n_ur, t_r, d0, fs, gb, gv, N, T, D, n_rel, combine, comb
                 heapq.heappush(events, (t + t_r, REL, j, (seq := seq + 1), rel_cost))
         if not events:
             break
-        t, kind, j, _, pay = heapq.heappop(events)
-        if kind == TIMER:
-            s = st[j]
-            if finished or s["done"] or s["qur"] or s["qrel"] or s["rel"] or trig:
-                continue
-            if N < 0 or s["n"] < N:
-                s.update(n=s["n"] + 1, qur=True)
-                urq.append(j)
-            else:
-                s.update(rel=True, qrel=True)
-                relq.append(j)
-                max_q = max(max_q, live())
-        elif kind == URF:
-            free_ur += 1
-        else:
-            free_ur, free_rel = free_ur + (kind == URS), free_rel + (kind == REL)
-            busy_rel -= kind == REL
-            total += pay
-            if not finished:
-                paid += pay
-                if not st[j]["done"]:
-                    st[j]["done"], n_done, last = True, n_done + 1, t
-                    finished = n_done == len(tail)
-                budget_check()
+        t = events[0][0]
     return [last - t_tail, total / n_tasks, t_tail, len(tail), max_busy, max_q, n_rel_sent]
 
 

@@ -115,8 +115,8 @@ class TestDeterministicTail:
 
     def test_one_reliable_machine_cancels_queued_instances(self):
         # M_r = 0.2: ⌈0.2·5⌉ = 1 reliable machine.  At T_tail the 4 tail tasks enqueue a reliable
-        # instance each (task-id order); the first starts at once (runs until T_tail + 1500, paid),
-        # the other three wait: queue length 3.  The unreliable results (≈ T_tail, ≈ T_tail + 1000)
+        # instance each (task-id order, all before the allocation: queue length 4); the first
+        # starts at once (runs until T_tail + 1500, paid), the other three wait.  The unreliable results (≈ T_tail, ≈ T_tail + 1000)
         # complete every task first, so the 3 queued instances are cancelled, never sent, never paid.
         # makespan ≈ 1000 s, cost = (120 + 150) / 12 = 22.5 ¢, one reliable instance
         df = estimate(det_env(), Strategy(N=0, T=0, D=4000, Mr=0.2), n_reps=5, seed=1)
@@ -124,7 +124,7 @@ class TestDeterministicTail:
         assert df["cost"].to_numpy() == pytest.approx(22.5, abs=1e-7)
         assert (df["n_reliable_instances"] == 1).all()
         assert (df["max_reliable_busy"] == 1).all()
-        assert (df["max_reliable_queue"] == 3).all()
+        assert (df["max_reliable_queue"] == 4).all()
         assert df["used_mr"].to_numpy() == pytest.approx(0.2)
 
     def test_one_reliable_machine_queueing(self):

@@ -179,9 +179,9 @@ def test_hand_throughput_phase_ends_at_the_third_wave():
 
 def test_hand_reliable_queue_and_cancellation():
     # 3 tasks on 5 unreliable machines: the tail starts at 0.  N = 0, T = 0: every task enqueues
-    # its reliable instance at once; one reliable machine takes task 0, the queue holds 2.  The
-    # unreliable results at 1000 s complete all tasks, cancel the 2 queued reliable instances;
-    # the running one is paid.
+    # its reliable instance at once (3 queued before any allocation: the paper's time step); one
+    # reliable machine takes task 0, the queue keeps 2.  The unreliable results at 1000 s complete
+    # all tasks, cancel the 2 queued reliable instances; the running one is paid.
     out = _hand(3, 5, 0, 0.0, 8264.0, 1)
     assert out == {
         "makespan": 1000.0,
@@ -189,17 +189,18 @@ def test_hand_reliable_queue_and_cancellation():
         "t_tail": 0.0,
         "n_tail_tasks": 3.0,
         "max_reliable_busy": 1.0,
-        "max_reliable_queue": 2.0,
+        "max_reliable_queue": 3.0,
         "n_reliable_instances": 1.0,
     }
 
 
 def test_hand_reliable_fallback_when_unreliable_pool_never_returns():
-    # gamma = 0: all work is done by 2 reliable machines, 2066 s per task: 0-2066-4132.
+    # gamma = 0: all work is done by 2 reliable machines, 2066 s per task: 0-2066-4132.  The 3
+    # reliable instances are queued at 0 before the 2 machines take theirs: queue 3.
     out = _hand(3, 5, 0, 0.0, 8264.0, 2, gamma=0.0)
     assert out["makespan"] == 4132.0
     assert out["cost"] == pytest.approx(RELIABLE_RUN)
-    assert (out["max_reliable_busy"], out["max_reliable_queue"]) == (2.0, 1.0)
+    assert (out["max_reliable_busy"], out["max_reliable_queue"]) == (2.0, 3.0)
     # N = 1, T = 500: tasks 0 and 1 get a tail unreliable instance at 500 s (5 machines), task 2
     # waits until the throughput instances fail at 8264 s, so its reliable instance is enqueued at
     # 8764 s and returns at 10830 s.
@@ -228,3 +229,56 @@ def test_both_give_nan_when_the_instance_cap_is_hit():
     assert not np.isnan(slow[1]).any()
     fast, slow = _both(env[:-1] + ([0.0],), rows, [3])
     assert np.isnan(fast).all() and np.isnan(slow).all()
+
+
+# --------------------------------------------------------------------------- the paper's time step
+def _step_case(n_tasks, n_unreliable):
+    """γ = 1, every turnaround 1000 s, t_r = 2000 s, one reliable machine, N = 2, T = 0, D = 1500 s."""
+    env = (n_tasks, n_unreliable, 2000.0, 8264.0, 1 / 3600, 34 / 3600, 1.0, np.array([1000.0]), [0.0], [1.0])
+    fast, slow = _both(env, [(2, 0.0, 1500.0, 1, False, False, math.inf)], [7])
+    np.testing.assert_allclose(fast, slow, rtol=1e-12)
+    return dict(zip(COLUMNS, fast[0, 0], strict=True))
+
+
+def test_hand_time_step_due_tasks_enqueue_before_allocation():
+    # The issue's case.  3 tasks, 5 unreliable machines: all 3 throughput instances are sent at 0,
+    # so T_tail = 0 with 3 machines busy and 2 idle; their results come at 1000 s.
+    # Step at 0: the 3 tasks are due (T = 0) and enqueue one unreliable instance each, in task
+    # order: queue [u0, u1, u2].  Allocation: the 2 idle machines take u0 and u1 (sent, results
+    # at 1000 s < D), u2 waits.  Next step at 0: tasks 0 and 1 are due again and enqueue their
+    # 2nd tail instance behind u2: queue [u2, u0', u1']; no idle machine; the reliable queue is
+    # empty, so the reliable machine stays idle.  At 1000 s all 5 running instances return: the
+    # 3 tasks complete, the 3 queued instances are cancelled (never sent, never paid).
+    # Sent in the tail: 2 unreliable, 0 reliable; paid: 5 × 1000 s at 1/3600 ¢/s; cancelled: 3.
+    out = _step_case(3, 5)
+    assert out == {
+        "makespan": 1000.0,
+        "cost": pytest.approx(5 * 1000 / 3600 / 3),  # 0.463 ¢/task
+        "t_tail": 0.0,
+        "n_tail_tasks": 3.0,
+        "max_reliable_busy": 0.0,
+        "max_reliable_queue": 0.0,
+        "n_reliable_instances": 0.0,
+    }
+    # The order this replaces (a task's T = 0 timer firing before the others had enqueued) sent
+    # u0, u0' and task 0's reliable instance at 0 and paid a 2000 s reliable run on top:
+    # (5 × 1000 / 3600 + 2000 × 34 / 3600) / 3 = 6.76 ¢/task.
+    assert out["cost"] < (5 * 1000 + 2000 * 34) / 3600 / 3 - 6
+
+
+def test_hand_time_step_zero_timeout_chains_one_instance_per_step():
+    # 2 tasks, 6 unreliable machines: T_tail = 0, 4 machines idle.  Step 1 at 0: u0, u1 queued
+    # and sent.  Step 2 at 0 (the T = 0 timers of those sends): u0', u1' queued and sent (N = 2
+    # reached).  Step 3 at 0: r0, r1 enqueue on the reliable queue (max queue 2); the one
+    # reliable machine takes r0 (paid, 2000 s), r1 waits.  At 1000 s the 6 unreliable results
+    # complete both tasks and cancel r1.  Cost: (6 × 1000 / 3600 + 2000 × 34 / 3600) / 2.
+    out = _step_case(2, 6)
+    assert out == {
+        "makespan": 1000.0,
+        "cost": pytest.approx((6 * 1000 + 2000 * 34) / 3600 / 2),
+        "t_tail": 0.0,
+        "n_tail_tasks": 2.0,
+        "max_reliable_busy": 1.0,
+        "max_reliable_queue": 2.0,
+        "n_reliable_instances": 1.0,
+    }

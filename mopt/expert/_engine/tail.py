@@ -282,70 +282,17 @@ def _tail_phase(
     triggered = False
     t = t_tail
     check_budget = budget_mode
+    # The paper's time step (DESIGN §4 rule 5): every result, failure and timer of an instant is
+    # processed (in that order, ties by row) before any machine is allocated; a timer created by a
+    # send at this instant (T = 0) fires in the next step, behind the instances already queued.
+    allocate = False
+    in_step = True  # the step at t_tail is open: allocate once its events (if any) are processed
     while True:
-        # Strategy B: once the remaining budget pays a reliable run for every remaining task.
-        if check_budget:
-            check_budget = False
-            if (n_rem - n_done) * cost_reliable_run <= budget - paid:
-                triggered = True
-                for i in range(n_rem):
-                    if not done[i] and not has_rel[i]:
-                        has_rel[i] = True
-                        queued_rel[i] = True
-                        pos = rel_head + rel_count
-                        if pos >= q_cap:
-                            pos -= q_cap
-                        rel_queue[pos] = i
-                        rel_count += 1
-                        rel_live += 1
-                if rel_live > max_queue:
-                    max_queue = rel_live
-        # Idle machines take the heads of their queues, skipping cancelled entries.
-        while free_ur > 0 and ur_count > 0:
-            i = ur_queue[ur_head]
-            ur_head += 1
-            if ur_head == q_cap:
-                ur_head = 0
-            ur_count -= 1
-            if done[i]:
-                continue
-            queued_ur[i] = False
-            n_sent += 1
-            free_ur -= 1
-            task = rem_task[i]
-            k = TAIL_INSTANCE_OFFSET + n_tail_ur[i] - 1
-            g = gamma_values[0] if constant_gamma else _gamma_at(gamma_breaks, gamma_values, t)
-            ok = False
-            turnaround = 0.0
-            if uniform(key, task, k, 0) < g:
-                turnaround = _turnaround(fs_table, uniform(key, task, k, 1))
-                if turnaround < deadline:
-                    ok = True
-                    pay = c_ur * turnaround
-                    committed += pay
-                    sh_size = _heap_push(sh_time, sh_row, sh_pay, sh_size, t + turnaround, i, pay)
-            if not ok:
-                pos = ff_head + ff_count
-                if pos >= fifo_cap_ur:
-                    pos -= fifo_cap_ur
-                ff_time[pos] = t + deadline
-                ff_row[pos] = i
-                ff_count += 1
-            # The timer is useless once the task is done: a result at or before it comes first.
-            if not triggered and not (ok and turnaround <= t_timeout):
-                tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t + t_timeout, i)
-        while free_rel > 0 and (rel_count > 0 or (combine and ur_count > 0)):
-            if rel_count > 0:
-                i = rel_queue[rel_head]
-                rel_head += 1
-                if rel_head == q_cap:
-                    rel_head = 0
-                rel_count -= 1
-                if done[i]:
-                    continue
-                queued_rel[i] = False
-                rel_live -= 1
-            else:
+        if allocate:
+            allocate = False
+            in_step = False
+            # Idle machines take the heads of their queues, skipping cancelled entries.
+            while free_ur > 0 and ur_count > 0:
                 i = ur_queue[ur_head]
                 ur_head += 1
                 if ur_head == q_cap:
@@ -354,70 +301,137 @@ def _tail_phase(
                 if done[i]:
                     continue
                 queued_ur[i] = False
-                has_rel[i] = True
-            n_sent += 1
-            free_rel -= 1
-            busy_rel += 1
-            if busy_rel > max_busy:
-                max_busy = busy_rel
-            n_rel_sent += 1
-            committed += cost_reliable_run
-            pos = rr_head + rr_count
-            if pos >= fifo_cap_rel:
-                pos -= fifo_cap_rel
-            rr_time[pos] = t + t_r
-            rr_row[pos] = i
-            rr_count += 1
-        if n_sent > max_instances:
-            break
+                n_sent += 1
+                free_ur -= 1
+                task = rem_task[i]
+                k = TAIL_INSTANCE_OFFSET + n_tail_ur[i] - 1
+                g = gamma_values[0] if constant_gamma else _gamma_at(gamma_breaks, gamma_values, t)
+                ok = False
+                turnaround = 0.0
+                if uniform(key, task, k, 0) < g:
+                    turnaround = _turnaround(fs_table, uniform(key, task, k, 1))
+                    if turnaround < deadline:
+                        ok = True
+                        pay = c_ur * turnaround
+                        committed += pay
+                        sh_size = _heap_push(sh_time, sh_row, sh_pay, sh_size, t + turnaround, i, pay)
+                if not ok:
+                    pos = ff_head + ff_count
+                    if pos >= fifo_cap_ur:
+                        pos -= fifo_cap_ur
+                    ff_time[pos] = t + deadline
+                    ff_row[pos] = i
+                    ff_count += 1
+                # The timer is useless once the task is done: a result at or before it comes first.
+                if not triggered and not (ok and turnaround <= t_timeout):
+                    tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t + t_timeout, i)
+            while free_rel > 0 and (rel_count > 0 or (combine and ur_count > 0)):
+                if rel_count > 0:
+                    i = rel_queue[rel_head]
+                    rel_head += 1
+                    if rel_head == q_cap:
+                        rel_head = 0
+                    rel_count -= 1
+                    if done[i]:
+                        continue
+                    queued_rel[i] = False
+                    rel_live -= 1
+                else:
+                    i = ur_queue[ur_head]
+                    ur_head += 1
+                    if ur_head == q_cap:
+                        ur_head = 0
+                    ur_count -= 1
+                    if done[i]:
+                        continue
+                    queued_ur[i] = False
+                    has_rel[i] = True
+                n_sent += 1
+                free_rel -= 1
+                busy_rel += 1
+                if busy_rel > max_busy:
+                    max_busy = busy_rel
+                n_rel_sent += 1
+                committed += cost_reliable_run
+                pos = rr_head + rr_count
+                if pos >= fifo_cap_rel:
+                    pos -= fifo_cap_rel
+                rr_time[pos] = t + t_r
+                rr_row[pos] = i
+                rr_count += 1
+            if n_sent > max_instances:
+                break
         # Next event: the least (time, kind, row) over the five sources.
         source = -1
-        t = np.inf
+        tn = np.inf
         kind = 4
         i = 0
         if p_initial < n_rem:
             row = rem_orders[0, p_initial]
             source = 0
-            t = rem_end[row]
+            tn = rem_end[row]
             kind = _initial_kind(rem_success, rem_on_reliable, row)
             i = row
         if rr_count > 0:
             te = rr_time[rr_head]
             row = rr_row[rr_head]
-            if te < t or (te == t and (kind > _RELIABLE_RESULT or row < i)):
+            if te < tn or (te == tn and (kind > _RELIABLE_RESULT or row < i)):
                 source = 1
-                t = te
+                tn = te
                 kind = _RELIABLE_RESULT
                 i = row
         if sh_size > 0:
             te = sh_time[0]
             row = sh_row[0]
-            if te < t or (
-                te == t and (kind > _UNRELIABLE_RESULT or (kind == _UNRELIABLE_RESULT and row < i))
+            if te < tn or (
+                te == tn and (kind > _UNRELIABLE_RESULT or (kind == _UNRELIABLE_RESULT and row < i))
             ):
                 source = 2
-                t = te
+                tn = te
                 kind = _UNRELIABLE_RESULT
                 i = row
         if ff_count > 0:
             te = ff_time[ff_head]
             row = ff_row[ff_head]
-            if te < t or (
+            if te < tn or (
                 te == t
                 and (kind > _UNRELIABLE_FAILURE or (kind == _UNRELIABLE_FAILURE and row < i))
             ):
                 source = 3
-                t = te
+                tn = te
                 kind = _UNRELIABLE_FAILURE
                 i = row
         if tf_count > 0:
             te = tf_time[tf_head]
             row = tf_row[tf_head]
-            if te < t or (te == t and (kind > _TIMER or (kind == _TIMER and row < i))):
+            if te < tn or (te == tn and (kind > _TIMER or (kind == _TIMER and row < i))):
                 source = 4
-                t = te
+                tn = te
                 kind = _TIMER
                 i = row
+        # Strategy B: after the results of an instant (they pay), before its timers and allocation,
+        # once the remaining budget pays a reliable run for every remaining task.
+        if check_budget and (source < 0 or tn > t or kind > _UNRELIABLE_RESULT):
+            check_budget = False
+            if (n_rem - n_done) * cost_reliable_run <= budget - paid:
+                triggered = True
+                for j in range(n_rem):
+                    if not done[j] and not has_rel[j]:
+                        has_rel[j] = True
+                        queued_rel[j] = True
+                        pos = rel_head + rel_count
+                        if pos >= q_cap:
+                            pos -= q_cap
+                        rel_queue[pos] = j
+                        rel_count += 1
+                        rel_live += 1
+                if rel_live > max_queue:
+                    max_queue = rel_live
+        if in_step and (source < 0 or tn > t):
+            allocate = True  # the instant is over: allocate before the next one
+            continue
+        t = tn
+        in_step = True
         pay = 0.0
         if source == 0:
             p_initial += 1
