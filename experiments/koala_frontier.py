@@ -75,7 +75,11 @@ def main() -> None:
         ax.set_xlabel(x)
         ax.set_ylabel(y)
         ax.set_xscale("log")
-        ax.set_yscale("symlog" if y == "public_cost" else "log")
+        if y == "public_cost":
+            ax.set_yscale("symlog", linthresh=10)
+            ax.set_ylim(bottom=0)
+        else:
+            ax.set_yscale("log")
     axes[0].legend(fontsize=7)
     fig.suptitle(f"TagsProblem on CTC-SP2: 2-4-week windows at load 0.8-1.3 of the clusters, {args.reps} reps, "
                  f"seed {SEED}", fontsize=9)
