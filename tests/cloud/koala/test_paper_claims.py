@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import math
-import os
 
 import pytest
+from conftest import paper_trace
 
-from mopt.cloud.koala import FF, SJF, TagsSets, koala_trace, multicloud, simulate
-from mopt.core.errors import InputError
-
-
-def _trace(name):
-    if not os.environ.get("MOPT_DATA_DIR"):
-        pytest.skip("MOPT_DATA_DIR is not set")
-    try:
-        return koala_trace(name)
-    except InputError as err:
-        pytest.skip(str(err))
+from mopt.cloud.koala import FF, SJF, TagsSets, multicloud, simulate
 
 
 @pytest.mark.slow
@@ -26,7 +16,7 @@ def test_tags_sets_beats_ff_and_sjf_at_a_higher_public_cost(name):
     """Fig. 6: on the five sites, TAGS-sets (40 min; set 2 = C3, private, public) has a lower mean
     slowdown than FF and SJF, and costs more in the public cloud (the paper: 1.3-4.2x). LCG, the
     fourth trace, holds too (figures/koala_fig6.md) but SJF takes a minute there."""
-    jobs = _trace(name)
+    jobs = paper_trace(name)
     env = multicloud()
     tags = simulate(jobs, TagsSets([env.names, ["C3", "private", "public"]], [2400, math.inf]), env).summary
     for policy in (FF(), SJF()):

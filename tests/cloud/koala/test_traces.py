@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from conftest import paper_trace
 
 from mopt.cloud.koala import koala_trace
 from mopt.core.errors import InputError
 
 
-def _trace(name, **kwargs):
-    if not os.environ.get("MOPT_DATA_DIR"):
-        pytest.skip("MOPT_DATA_DIR is not set")
-    try:
-        return koala_trace(name, **kwargs)
-    except InputError as err:
-        pytest.skip(str(err))
-
-
 def short_share(name: str, limit_min: float) -> float:
-    minutes = _trace(name)["run_time"] / 60
+    minutes = paper_trace(name)["run_time"] / 60
     return 100 * float((minutes <= limit_min).mean())
 
 
@@ -42,18 +32,19 @@ def test_ctc_short_share_is_the_known_miss():
 
 
 def test_table_ii_rows():
-    kth = _trace("KTH-SP2")
+    kth = paper_trace("KTH-SP2")
     minutes = kth["run_time"] / 60
     # paper: 27K jobs (96 %), mean 149, median 14, Q3 164 minutes
     assert len(kth) == 27_309 and round(100 * len(kth) / kth.attrs["n_records"]) == 96
     assert round(minutes.mean()) == 149 and round(minutes.median()) == 14
     assert abs(minutes.quantile(0.75) - 164) < 1
-    lcg = _trace("LCG")
+    lcg = paper_trace("LCG")
     assert len(lcg) == 49_999  # the first 50,000 records, one of them with run time 0
     assert lcg["n_procs"].max() <= 32
 
 
 def test_first_records():
-    assert len(_trace("KTH-SP2", first=100)) <= 100
+    paper_trace("KTH-SP2")  # skips without the traces
+    assert len(koala_trace("KTH-SP2", first=100)) <= 100
     with pytest.raises(InputError, match="'first'"):
         koala_trace("KTH-SP2", first=0)
