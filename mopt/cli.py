@@ -21,6 +21,13 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, MoptError
+from mopt.core.interrupt import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    deferred_signals,
+    sigterm_raises,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -58,9 +65,30 @@ def _seed(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    """``--workers``: an integer from 1 to MOPT_MAX_WORKERS (default 4 x the CPUs)."""
+    from mopt.core.inputs import check_workers
+
+    value = _positive_int(text)
+    try:
+        return check_workers("--workers", value)
+    except InputError as exc:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(exc).replace("'--workers' ", "", 1).rstrip(".")) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line, ``mopt: error: [COMMAND: ]MESSAGE (see ... --help)``, exit 2
+    (argparse's own prints the usage block first)."""
+
+    def error(self, message: str):
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        text = " ".join(f"{command + ': ' if command else ''}{message}".split())
+        self.exit(2, f"mopt: error: {text} (see '{self.prog} --help').\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mopt`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mopt",
         description="Multi-objective search over scheduling strategies estimated by simulation.",
         epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
@@ -73,9 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
         p.add_argument("--seed", type=_seed, default=None, metavar="S",
                        help="seed of the run (default: 1, or the scenario's [run] seed)")
-        p.add_argument("--workers", type=_positive_int, default=1, metavar="W",
+        p.add_argument("--workers", type=_workers, default=1, metavar="W",
                        help="worker processes for the replications (>= 2: a local Dask cluster; "
-                            "same results)")
+                            "same results; at most MOPT_MAX_WORKERS, default 4 x the CPUs)")
         p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
                             "(same results)")
@@ -122,8 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "'within_budget(cost, 1.0, then=makespan)', 'by_deadline(makespan, 20000, then=cost)'.",
     )
     decide.add_argument("directory", metavar="DIR")
-    decide.add_argument("--utility", action="append", required=True, metavar="SPEC",
-                        help="a utility (repeat for several)")
+    decide.add_argument("--utility", action="append", default=[], metavar="SPEC",
+                        help="a utility (repeat for several; default: those of the result's problem "
+                             "family, e.g. min of each objective and their product)")
     decide.set_defaults(func=_decide)
 
     compare = sub.add_parser(
@@ -155,16 +184,26 @@ def build_parser() -> argparse.ArgumentParser:
     compare.set_defaults(func=_compare)
 
     traces = sub.add_parser(
-        "traces", help="workload traces (SWF): list those in MOPT_DATA_DIR, describe one",
+        "traces", help="workload traces (SWF): list those in MOPT_DATA_DIR, describe or fetch one",
         description="'traces list' shows the SWF traces in the directory named by MOPT_DATA_DIR; "
                     "'traces describe TRACE' reads one (a path, or a file name in MOPT_DATA_DIR) and "
-                    "prints its header, job counts before and after cleaning, and job statistics.",
+                    "prints its header, job counts before and after cleaning, and job statistics; "
+                    "'traces fetch NAME' downloads an archive trace (KTH-SP2, SDSC-SP2, CTC-SP2, "
+                    "SDSC-BLUE, LPC-EGEE, LCG) into the cache, checking its sha256.",
     )
-    traces.add_argument("action", choices=["list", "describe"])
-    traces.add_argument("trace", nargs="?", metavar="TRACE", help="for describe: a path or a trace name")
+    traces.add_argument("action", choices=["list", "describe", "fetch"])
+    traces.add_argument("trace", nargs="?", metavar="TRACE", help="for describe: a path or a trace name; for fetch: an archive name")
     traces.add_argument("--size-limit", type=_positive_int, default=None, metavar="P",
                         help="for describe: also count jobs of at most P processors (64 in SC13)")
     traces.set_defaults(func=_traces)
+
+    from mopt.cloud import commands as cloud_commands  # cheap: imports its family lazily
+
+    cloud_commands.add_parser(sub)
+
+    from mopt.cloud.portfolio_commands import add_parser as add_portfolio  # the family's own module
+
+    add_portfolio(sub, _positive_int, _seed)
     return parser
 
 
@@ -176,12 +215,15 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # usage errors (code 2) and --help (code 0)
         return int(exc.code or 0)
     try:
-        return args.func(args)
+        with sigterm_raises():  # SIGTERM (timeout, systemd, SLURM) cleans up like Ctrl-C
+            return args.func(args)
     except BrokenPipeError:  # e.g. `mopt demo | head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
     except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
+        if _interrupt(exc) is not None:
+            return _stopped(_interrupt(exc), args)
         if os.environ.get("MOPT_DEBUG"):
             raise
         code = 2 if isinstance(exc, BAD_INPUT) else 1  # other OSErrors: a full disk, a lost cluster
@@ -193,15 +235,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mopt: error: out of memory ({_message(exc)}); ask for fewer replications (n_reps, "
               "--budget) or designs", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("mopt: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
+        return _stopped(exc, args)
     except Exception as exc:  # noqa: BLE001 - a bug, or a failure outside mopt (e.g. a Dask cluster)
+        if _interrupt(exc) is not None:
+            return _stopped(_interrupt(exc), args)
         if os.environ.get("MOPT_DEBUG"):
             raise
         print(f"mopt: error: {type(exc).__name__}: {_message(exc)} (MOPT_DEBUG=1 shows the traceback)",
               file=sys.stderr)
         return 1
+
+
+def _interrupt(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM behind ``exc``, if any (a signal that arrives inside compiled code can
+    surface as a SystemError whose context is the KeyboardInterrupt)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _stopped(exc: KeyboardInterrupt, args) -> int:
+    """One line for a run stopped by Ctrl-C (exit 130) or SIGTERM (exit 143)."""
+    what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+    journal = getattr(args, "journal", False)  # False: a command without --journal
+    resume = ("" if journal is False else "; run the same command again to resume" if journal
+              else "; give --journal to make a run resumable")
+    print(f"mopt: {what}{resume}", file=sys.stderr)
+    return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
 
 
 def _message(exc: BaseException) -> str:
@@ -261,6 +326,29 @@ def _check_out(out: Path) -> Path:
     if not os.access(parent, os.W_OK):
         raise InputError(f"'--out': cannot make {str(out)!r}: {str(parent)!r} is not writable.")
     return out
+
+
+#: the files each command writes into --out (a journal must not be one of them)
+OUTPUT_FILES = {
+    "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv"),
+    "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png"),
+    "compare": ("compare.csv", "summary.csv", "progress.png"),
+}
+
+
+def _check_journal(journal: str | None, out: Path, command: str) -> None:
+    """Refuse a ``--journal`` that the outputs would overwrite (``--out`` itself or one of the files
+    written into it): the journal would be lost at the end of the run.  Any other place, inside
+    ``--out`` too, is fine."""
+    if journal is None:
+        return
+    target = Path(journal).resolve()
+    outputs = [out, *(out / name for name in OUTPUT_FILES[command])]
+    for path in outputs:
+        if target == path.resolve():
+            what = "the output directory" if path == out else f"the output file {path.name}"
+            raise InputError(f"'--journal' {journal!r} is {what} of '--out' {str(out)!r}, which the run "
+                             "would overwrite; give the journal another name.")
 
 
 def _progress(args) -> bool:
@@ -343,23 +431,33 @@ def _dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
     return bool((((m <= makespan) & (c <= cost)) & ((m < makespan) | (c < cost))).any())
 
 
-def _write_outputs(result, out: Path, figure) -> list[Path]:
-    from mopt.plot import save_figure
+def _write_outputs(result, out: Path, figure, extra: dict | None = None) -> list[Path]:
+    """Write a result's set of files (``figure``: writes ``front.png`` to the path it is given;
+    ``extra``: more files, name -> writer of a path) so that a reader never takes a half-replaced
+    set for a result: SIGINT and SIGTERM wait until the set is written, the old ``result.json``
+    goes first and the new one, the manifest listing the sha256 of every file, comes last."""
+    from mopt.core.result import atomic_write
 
-    result.to_csv(out)
-    save_figure(figure, out / "front.png")
-    return [out / n for n in ("front.csv", "evaluations.csv", "result.json")] + [out / "front.png"]
+    extra = extra or {}
+    with deferred_signals():
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "result.json").unlink(missing_ok=True)
+        figure(out / "front.png")
+        for name, write in extra.items():
+            atomic_write(out / name, write)
+        result.to_csv(out, files=["front.png", *extra])
+    return [out / n for n in ("front.csv", "evaluations.csv", "result.json", "front.png", *extra)]
 
 
 # -- demo --------------------------------------------------------------------------------------
 def _demo(args) -> int:
     import mopt
-    from mopt.core.result import atomic_write
     from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
-    from mopt.plot import plot_frontier
+    from mopt.plot import plot_frontier, save_figure
 
     seed = 1 if args.seed is None else args.seed
     out = _check_out(Path(args.out))
+    _check_journal(args.journal, out, "demo")
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)
     print(
@@ -416,9 +514,8 @@ def _demo(args) -> int:
         caption=f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}. "
                 "F_s is a stand-in (shifted lognormal) for the paper's Fig. 5 CDF.",
     )
-    written = _write_outputs(result, out, fig)
-    atomic_write(out / "statics.csv", lambda p: statics.to_csv(p, index=False))
-    written.append(out / "statics.csv")
+    written = _write_outputs(result, out, lambda path: save_figure(fig, path),
+                             {"statics.csv": lambda p: statics.to_csv(p, index=False)})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     print(FS_NOTE)
     return 0
@@ -427,8 +524,7 @@ def _demo(args) -> int:
 # -- frontier ----------------------------------------------------------------------------------
 def _frontier(args) -> int:
     import mopt
-    from mopt.plot import plot_frontier
-    from mopt.scenario import load_scenario
+    from mopt.scenario import default_utilities, load_scenario
 
     scenario = load_scenario(args.scenario)
     method = scenario.method if args.method is None else args.method
@@ -436,74 +532,83 @@ def _frontier(args) -> int:
         raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
     budget = args.budget if args.budget is not None else scenario.budget
     seed = scenario.seed if args.seed is None else args.seed
+    # the scenario's [run] options belong to its method; --option adds to / overrides them
+    options = {**(scenario.options if method == scenario.method else {}), **_method_options(args.option)}
     to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
     if not to_stdout:
         _check_out(out)
+        _check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
-    say(f"{scenario.path}: {problem.n_designs} strategies"
-          + (f" ({problem.n_excluded} that can never finish left out)" if problem.n_excluded else "")
-          + f"; method {method}, {scenario.n_reps} replications each, seed {seed}"
-          + (f", budget {budget}" if budget is not None else "") + ".")
-    if scenario.observed is not None:
-        tail = scenario.observed
-        say(f"observed: the tail starts at T_tail = {tail.t_tail:g} s with {tail.n_remaining} of "
-              f"{tail.n_tasks} tasks remaining (online turnaround model; t_ur = {scenario.env.t_ur:.1f} s).")
-    if scenario.turnaround_kind == "shifted_lognormal":
-        say("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for "
-              "the paper's Fig. 5 CDF, which is not available as data).")
+    say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
+        f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
+    for line in scenario.intro(problem):
+        say(line)
     try:
         with _executor(args) as executor:
             # the problem carries the scenario's n_reps (every method's default)
             result = mopt.solve(problem, method, budget=budget, seed=seed, executor=executor,
-                                journal=args.journal, progress=_progress(args),
-                                **_method_options(args.option))
+                                journal=args.journal, progress=_progress(args), **options)
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None
         raise
     result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
-                                               "n_excluded": int(problem.n_excluded)})
+                                               "family": scenario.family, **scenario.result_info(problem)})
     front = result.front
-    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated strategies, "
-          f"{result.n_evals} replications (makespan = tail phase [s], cost [cent/task])")
+    legend = f" ({scenario.legend})" if scenario.legend else ""
+    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated {scenario.noun}, "
+        f"{result.n_evals} replications{legend}")
     shown = front
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
         shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
-    say(format_table(shown, [*STRATEGY_COLUMNS, "makespan", "cost"]))
+    columns = [*_parameter_columns(result), *result.objectives]
+    say(format_table(shown, columns))
     if len(shown) < len(front):
         say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
-              f"{out / 'front.csv'})")
+            f"{out / 'front.csv'})")
+    chosen = _choose(result, default_utilities(scenario.family, result.objectives))
+    if chosen:
+        say(f"\nChosen {scenario.noun} (mopt decide DIR --utility SPEC for others):")
+        say(_chosen_table(chosen, columns))
+    extra = scenario.report(result)
+    if extra:
+        say(extra)
     if to_stdout:
         result.front.to_csv(sys.stdout, index=False)
         return 0
-    fig = plot_frontier(
-        result.evaluations, front, title=f"{scenario.name}: Pareto frontier",
-        caption=f"{scenario.path}; method {method}, {result.n_evals} replications, seed {seed}.",
-    )
-    written = _write_outputs(result, out, fig)
+    written = _write_outputs(result, out, functools.partial(scenario.figure, result))
     say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
+
+
+def _parameter_columns(result) -> list[str]:
+    """The decoded parameters of a result's ``evaluations`` (no design index, counts or statistics)."""
+    objectives = list(result.objectives)
+    hidden = {"design", "n_reps", *objectives, *(f"{o}_se" for o in objectives)}
+    return [c for c in result.evaluations.columns if c not in hidden]
 
 
 # -- decide ------------------------------------------------------------------------------------
 def _decide(args) -> int:
     from mopt.core.result import Result
+    from mopt.scenario import DEFAULT_FAMILY, default_utilities
     from mopt.utility_spec import parse_utility
 
-    utilities = {}
-    for spec in args.utility:
-        u = parse_utility(spec)
-        utilities[u.name] = u
     result = Result.read_csv(args.directory)
     objectives = list(result.objectives)
-    hidden = {"design", "n_reps", *objectives, *(f"{o}_se" for o in objectives)}
-    params = [c for c in result.evaluations.columns if c not in hidden]
+    if args.utility:
+        utilities = {}
+        for spec in args.utility:
+            u = parse_utility(spec)
+            utilities[u.name] = u
+    else:  # the defaults of the family that wrote the result (any objectives)
+        utilities = default_utilities(result.info.get("family", DEFAULT_FAMILY), objectives)
     chosen = _choose(result, utilities)
     print(f"{args.directory}: {len(result.evaluations)} evaluated designs, {len(result.front)} on the "
           f"Pareto frontier (method {result.method}, seed {result.seed}).")
-    print(_chosen_table(chosen, ["design", *params, *objectives]))
+    print(_chosen_table(chosen, ["design", *_parameter_columns(result), *objectives]))
     for label, row in chosen.items():
         if row is None:
             print(f"no evaluated design satisfies {label}.")
@@ -574,21 +679,24 @@ def _compare(args) -> int:
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
     out = _check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
+    _check_journal(args.journal, out, "compare")
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
     if utility is not None:  # a utility naming other columns fails here, before anything is printed
         utility_scores(problem, resolve_utility(problem, utility), np.ones((1, problem.n_obj)))
     truth_n = truth_reps or max(100, 10 * problem.n_reps)
-    print(f"{scenario.path}: {problem.n_designs} strategies, {scenario.n_reps} replications each for "
-          f"exhaustive search ({problem.n_designs * scenario.n_reps} in all); methods {', '.join(methods)}; "
+    print(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}, {scenario.n_reps} replications each for "
+          f"exhaustive search ({problem.n_designs * scenario.n_reps:,} in all); methods {', '.join(methods)}; "
           f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
           f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
-          "replications per strategy.")
+          f"replications per {scenario.noun_singular}.")
+    options = _method_options(args.option, per_method=True)
+    if scenario.options and scenario.method in methods:  # [run] options belong to its method
+        options[scenario.method] = {**scenario.options, **options.get(scenario.method, {})}
     with _executor(args) as executor:
         df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
                      truth_reps=truth_reps, executor=executor, journal=args.journal,
-                     progress=_progress(args),
-                     options=_method_options(args.option, per_method=True))
+                     progress=_progress(args), options=options)
     table = summary(df)
     print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "
           "regret and hv_ratio quartiles (q1, median, q3).")
@@ -598,11 +706,12 @@ def _compare(args) -> int:
         print(f"budget too small: {row['method']} cannot run with {row['budget']} replications on this "
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
-               f"search, {truth_n} replications per strategy; utility {df.attrs['utility']}.")
-    atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
-    atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
-    plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
-                  caption=caption)
+               f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
+    with deferred_signals():  # the three files are written whole, as a set
+        atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
+        atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
+        plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
+                      caption=caption)
     written = [out / n for n in ("compare.csv", "summary.csv", "progress.png")]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
@@ -611,6 +720,11 @@ def _compare(args) -> int:
 # -- traces ------------------------------------------------------------------------------------
 def _traces(args) -> int:
     from mopt.cloud import find_trace, read_swf
+
+    if args.action == "fetch":
+        from mopt.cloud.commands import traces_fetch
+
+        return traces_fetch(args)
 
     if args.action == "list":
         if args.trace is not None:

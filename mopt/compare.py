@@ -450,7 +450,9 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
         Names in :data:`mopt.METHODS`.
     budgets : list of int or str
         Replications, or percentages of exhaustive search's budget (``"10%"``); see
-        :func:`resolve_budgets`.
+        :func:`resolve_budgets`.  Each run spends up to its budget (``n_evals`` says how much):
+        exhaustive search's replications follow it (``budget // n_designs`` each, unless its
+        options fix ``n_reps``).
     macroreps : int
         Independent repetitions of every (method, budget) run.
     seed : int, numpy.random.Generator or None
@@ -577,8 +579,9 @@ def _journal_file(directory, seed: int):
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Per method × budget: runs, mean pcs, quartiles of hv_ratio and regret, Type I/II rates, mean
-    n_evals (over the runs with status ``"ok"``; a budget too small for every run has NaN scores).
+    """Per method × budget: runs, ``n_evals`` (the replications a run spent, averaged over the runs:
+    how much of its budget each method used), mean pcs, quartiles of hv_ratio and regret, Type I/II
+    rates (over the runs with status ``"ok"``; a budget too small for every run has NaN scores).
 
     Examples
     --------
@@ -586,9 +589,9 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     >>> df = pd.DataFrame({"method": "m", "budget": 10, "status": "ok", "pcs": [1.0, 0.0, 1.0, 1.0],
     ...                    "regret": [0.0, 2.0, 0.0, 0.0], "hv_ratio": [1.0, 0.5, 0.9, 0.8],
     ...                    "type1": [0.0, 1.0, 0.0, 0.0], "type2": 0.0, "n_evals": 10})
-    >>> print(summary(df)[["runs", "pcs", "hv_ratio_median", "regret_q3", "type1"]].to_string(index=False))
-     runs  pcs  hv_ratio_median  regret_q3  type1
-        4 0.75             0.85        0.5   0.25
+    >>> print(summary(df)[["runs", "n_evals", "pcs", "hv_ratio_median", "regret_q3", "type1"]].to_string(index=False))
+     runs  n_evals  pcs  hv_ratio_median  regret_q3  type1
+        4     10.0 0.75             0.85        0.5   0.25
     """
     needed = ["method", "budget", "status", "pcs", "regret", "hv_ratio", "type1", "type2", "n_evals"]
     missing = [c for c in needed if c not in df.columns]
@@ -597,12 +600,12 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (method, budget), group in df.groupby(["method", "budget"], sort=False):
         ok = group[group["status"] == OK]
-        row = {"method": method, "budget": int(budget), "runs": len(ok),
+        row = {"method": method, "budget": int(budget), "runs": len(ok), "n_evals": ok["n_evals"].mean(),
                "status": OK if len(ok) else TOO_SMALL, "pcs": ok["pcs"].mean()}
         for metric in ("hv_ratio", "regret"):
             q = ok[metric].quantile([0.25, 0.5, 0.75]) if len(ok) else pd.Series([math.nan] * 3)
             row.update({f"{metric}_q1": float(q.iloc[0]), f"{metric}_median": float(q.iloc[1]),
                         f"{metric}_q3": float(q.iloc[2])})
-        row.update(type1=ok["type1"].mean(), type2=ok["type2"].mean(), n_evals=ok["n_evals"].mean())
+        row.update(type1=ok["type1"].mean(), type2=ok["type2"].mean())
         rows.append(row)
     return pd.DataFrame(rows)

@@ -1,373 +1,317 @@
-"""Scenario files: an ExPERT environment, a strategy grid and run settings in TOML.
+"""Scenario files: TOML documents read by the problem family they name.
 
-A scenario file has four sections; every key is checked, and a mistyped one is an error that names
-the file, the section and the key, with a suggestion::
+A scenario file is TOML.  Its top-level key ``family`` (default ``"expert"``, so ExPERT files
+without the key keep working) names the problem family that reads the rest; the CLI (``mopt
+frontier``, ``mopt compare``, ``mopt decide``) then works the same for every family::
 
-    [environment]                 # a bag of tasks on an unreliable + a reliable pool (ExPERT Table I)
-    n_tasks = 150
-    n_unreliable = 50             # #ur, effective size of the unreliable pool
-    t_ur = 2066                   # mean CPU time of a successful unreliable instance [s]
-    t_r = 2066                    # task time on a reliable machine [s] (optional, default t_ur)
-    c_ur = "1/3600"               # cents per second; a number or a fraction string "a/b"
-    c_r = "34/3600"
-    mr_max = 0.1                  # optional, default 0.1
-    charging_period_r = 1         # optional, default 1 (per second; 3600 = started hours)
+    family = "vmc"                # optional; one of FAMILIES (default "expert")
 
-    [turnaround]                  # F(t, t') = F_s(t)·γ(t')
-    kind = "shifted_lognormal"    # F_s: a lognormal shifted to start at `shift`, scaled to `mean`
-    mean = 2066
-    shift = 1000
-    sigma = 0.5                   # optional, default 0.5 (log space)
-    reliability = 0.827           # γ
+    [...]                         # the family's own sections (see the family's scenario module)
 
-    # or, from observed instances (CSV with columns send_time, turnaround_time;
-    # "inf" or an empty field = no result; extra columns are ignored):
-    # kind = "instances"
-    # file = "instances.csv"      # relative to this TOML file
-    # deadline = 8264             # D of the observed instances [s]
-    # t_tail = 20000              # optional: online γ as known at T_tail (default: offline γ)
-    # group_size = 50             # optional
+    [run]                         # optional, the same for every family (parse_run)
+    method = "ocba"               # one of mopt.METHODS (default: the family's, usually "exhaustive")
+    n_reps = 10                   # replications per design (>= 1)
+    seed = 1                      # >= 0
+    budget = 2890                 # optional, replications (>= 1)
+    options = { n0 = 5 }          # optional method options (names checked against `method`);
+                                  # used only when the run's method is this one
 
-    # Online use: instead of [turnaround], a log of the throughput phase observed up to T_tail
-    # (CSV with columns task, send_time, result_time; an empty result_time = no result yet).
-    # The turnaround model is the online one (γ as known at t_tail), n_tasks comes from the log
-    # (optional in [environment]; if given it must agree), t_ur defaults to the observed mean
-    # successful turnaround, and the tail starts from the observed state (mopt.expert.observe).
-    # [observed]
-    # file = "online_log.csv"     # relative to this TOML file
-    # t_tail = 34586              # the decision time T_tail [s]
-    # deadline = 8264             # deadline of the logged instances (D_0 = 4·t_ur) [s]
-    # group_size = 50             # optional, default 50
+ExPERT's sections are documented in :mod:`mopt.expert.scenario`.
 
-    [grid]                        # optional; absent = the paper's grid
-    preset = "paper"              # or "high_resolution"; lists below override the preset
-    N = [0, 1, 2, 3, "inf"]       # "inf" (or TOML's inf) = never use the reliable pool
-    T = [0, 1033, 2066]
-    D = [2066, 4132]
-    Mr = [0.02, 0.1]
+Family plugin interface
+-----------------------
+:data:`FAMILIES` maps a family name to the NAME of its scenario module, imported only when a file
+names that family (so the core never imports a family, and a family that is not installed yet is a
+clear error, not an ImportError at start-up).  A family's module provides:
 
-    [run]                         # optional
-    method = "exhaustive"         # one of mopt.METHODS
-    n_reps = 10
-    seed = 1
-    budget = 2890                 # optional, replications
+``parse(path: pathlib.Path, doc: dict) -> Scenario`` (required)
+    ``doc`` is the parsed TOML document without the ``family`` key.  Check every section with
+    :func:`check_keys` (unknown keys with a "did you mean", missing required keys), wrap the
+    checks of one section's values in ``with where(path, "section"):`` so the library's own
+    errors gain the file and section, read ``[run]`` with :func:`parse_run` and return an
+    instance of a :class:`Scenario` subclass whose ``family`` field is the family's name.  Raise
+    :class:`~mopt.core.errors.InputError` (naming file, section and key) for bad values.
+    Build the problem once inside ``parse`` so that bad values fail at load time.
+``default_utilities(objectives: tuple[str, ...]) -> dict[str, Utility]`` (optional)
+    Label -> utility, used by ``mopt decide DIR`` when no ``--utility`` is given and printed by
+    ``mopt frontier``.  Without it: :func:`generic_utilities`.
 
-Costs (``c_ur``, ``c_r``) may be numbers or simple fraction strings ``"a/b"`` of two non-negative
-decimal numbers (``"34/3600"`` is 34/3600 cent/s, EC2 m1.large's rate in the paper).
+A :class:`Scenario` subclass is a frozen, keyword-only dataclass that adds the family's fields and
+implements :meth:`Scenario.problem`.  It may override the hooks, all optional, which the CLI
+calls without knowing the family:
+
+- ``noun``, ``noun_singular`` (class attributes, default ``"designs"``, ``"design"``): what
+  designs are called in messages;
+- ``legend`` (class attribute, default ``""``): units of the objectives, printed after the
+  frontier's size;
+- ``labels`` (class attribute, default ``{}``): objective -> axis label in figures;
+- ``intro(problem) -> list[str]``: lines printed before a search (notes on the inputs);
+- ``result_info(problem) -> dict``: extra entries of ``Result.info`` (JSON-serialisable);
+- ``report(result) -> str``: extra text printed after the frontier;
+- ``figure(result, path)``: write the frontier figure to ``path`` (default: the first two
+  objectives against each other, :func:`mopt.plot.plot_frontier`).
+
+A family is registered by adding its module name to :data:`FAMILIES` (tests monkeypatch it).
+
+Examples
+--------
+>>> sc = load_scenario("examples/reference.toml")  # doctest: +SKIP
+>>> sc.family, sc.problem().n_designs  # doctest: +SKIP
+('expert', 289)
 """
 
 from __future__ import annotations
 
-import csv
-import dataclasses
 import difflib
-import math
-import numbers
+import importlib
 import os
-import re
-import tomllib
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
-import pandas as pd
-
-from mopt.core.errors import InputError, check_int, check_number
+from mopt.core import inputs
+from mopt.core.errors import InputError, check_int
 from mopt.core.problem import check_reps
-from mopt.expert.environment import Environment, shifted_lognormal
-from mopt.expert.online import ObservedTail, ThroughputLog, observe
-from mopt.expert.problem import NTDMrProblem, high_resolution_grid
-from mopt.expert.turnaround import TurnaroundModel
 
-__all__ = ["Scenario", "load_scenario"]
+if TYPE_CHECKING:  # pragma: no cover
+    from mopt.core.problem import StochasticProblem
+    from mopt.core.result import Result
 
-_ENVIRONMENT = {
-    "n_tasks": True, "n_unreliable": True, "t_ur": True, "t_r": False, "c_ur": True, "c_r": True,
-    "mr_max": False, "charging_period_r": False,
-}  # key -> required
-_TURNAROUND = {
-    "shifted_lognormal": {"kind": True, "mean": True, "shift": True, "sigma": False, "reliability": True},
-    "instances": {"kind": True, "file": True, "deadline": True, "t_tail": False, "group_size": False},
+__all__ = [
+    "FAMILIES",
+    "DEFAULT_FAMILY",
+    "RUN_KEYS",
+    "Scenario",
+    "load_scenario",
+    "read_toml",
+    "check_keys",
+    "where",
+    "suggest",
+    "parse_run",
+    "family_module",
+    "default_utilities",
+    "generic_utilities",
+]
+
+#: family name -> name of its scenario module (imported lazily; see the module docstring)
+FAMILIES: dict[str, str] = {
+    "expert": "mopt.expert.scenario",
+    "vmc": "mopt.vmc.scenario",
+    "cloud": "mopt.cloud.scenario",
+    "koala": "mopt.cloud.koala.scenario",
 }
-_OBSERVED = {"file": True, "t_tail": True, "deadline": True, "group_size": False}
-_GRID = {"preset": False, "N": False, "T": False, "D": False, "Mr": False}
-_RUN = {"method": False, "n_reps": False, "seed": False, "budget": False}
-_SECTIONS = {"environment": True, "turnaround": False, "observed": False, "grid": False, "run": False}
-_PRESETS = ("paper", "high_resolution")
-_FRACTION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*/\s*(\d+(?:\.\d*)?|\.\d+)\s*$")
+#: the family of a file without a ``family`` key
+DEFAULT_FAMILY = "expert"
+#: keys of the ``[run]`` section (key -> required)
+RUN_KEYS = {"method": False, "n_reps": False, "seed": False, "budget": False, "options": False}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scenario:
-    """A loaded scenario file.
+    """A loaded scenario file: what every family shares (subclasses add their own fields).
 
     Attributes
     ----------
-    env : Environment
-    problem_kwargs : dict
-        The grid, ``N``, ``T``, ``D``, ``Mr`` lists for :class:`~mopt.expert.NTDMrProblem`
-        (empty: the paper's grid).
-    method : str
-    n_reps : int
-    seed : int
-    budget : int or None
-    turnaround_kind : str
-        ``"shifted_lognormal"``, ``"instances"`` or ``"observed"`` (an ``[observed]`` log).
-    observed : ObservedTail or None
-        With ``[observed]``: the tail state at ``t_tail``; the problem starts every replication's
-        tail from it.
+    family : str
+        The family that read the file (a key of :data:`FAMILIES`).
     path : Path or None
         The file it was loaded from.
+    method : str
+        Search method (one of ``mopt.METHODS``).
+    n_reps : int
+        Replications per design.
+    seed : int
+        Seed of the run.
+    budget : int or None
+        Replications to spend at most (None: the method's default).
+    options : dict
+        Options of ``method`` (from ``[run] options``).
 
     Examples
     --------
-    >>> sc = load_scenario("examples/reference.toml")  # doctest: +SKIP
-    >>> sc.problem().n_designs  # doctest: +SKIP
-    289
+    >>> Scenario(family="demo").name
+    'scenario'
     """
 
-    env: Environment
-    problem_kwargs: dict = field(default_factory=dict)
+    family: str = DEFAULT_FAMILY
+    path: Path | None = None
     method: str = "exhaustive"
     n_reps: int = 10
     seed: int = 1
     budget: int | None = None
-    turnaround_kind: str = "shifted_lognormal"
-    path: Path | None = None
-    observed: ObservedTail | None = field(default=None, compare=False, repr=False)
+    options: dict = field(default_factory=dict)
+
+    #: what designs are called in messages (plural, singular)
+    noun: ClassVar[str] = "designs"
+    noun_singular: ClassVar[str] = "design"
+    #: units of the objectives, printed after the frontier's size (e.g. "makespan [s]")
+    legend: ClassVar[str] = ""
+    #: axis labels of the objectives in figures (objective -> label; default: the name)
+    labels: ClassVar[dict] = {}
 
     @property
     def name(self) -> str:
         """The file's stem (``"reference"`` for ``reference.toml``)."""
         return self.path.stem if self.path is not None else "scenario"
 
-    def problem(self, n_reps: int | None = None, seed: int | None = None) -> NTDMrProblem:
-        """The NTDM_r problem of this scenario (``n_reps``, ``seed``: defaults from ``[run]``)."""
-        return NTDMrProblem(
-            self.env,
-            **self.problem_kwargs,
-            n_reps=self.n_reps if n_reps is None else n_reps,
-            seed=self.seed if seed is None else seed,
-            observed=self.observed,
+    def problem(self, n_reps: int | None = None, seed: int | None = None) -> StochasticProblem:
+        """The problem of this scenario (``n_reps``, ``seed``: defaults from ``[run]``)."""
+        raise NotImplementedError(f"family {self.family!r} must implement Scenario.problem")
+
+    # -- hooks the CLI calls (all optional) ---------------------------------------------------
+    def intro(self, problem: StochasticProblem) -> list[str]:
+        """Lines printed before a search of ``problem`` (notes on the inputs; default none)."""
+        return []
+
+    def result_info(self, problem: StochasticProblem) -> dict:
+        """Extra entries of the result's ``info`` (default none)."""
+        return {}
+
+    def report(self, result: Result) -> str:
+        """Extra text printed after the frontier (default none)."""
+        return ""
+
+    def figure(self, result: Result, path: str | os.PathLike) -> None:
+        """Write the frontier figure of ``result`` to ``path``: the first two objectives (one
+        objective: against the design index), every evaluated design and the Pareto frontier."""
+        from mopt.plot import plot_frontier, save_figure
+
+        objectives = list(result.objectives)
+        x, y = (objectives[0], objectives[1]) if len(objectives) > 1 else ("design", objectives[0])
+        fig = plot_frontier(
+            result.evaluations, result.front, x=x, y=y, xlabel=self.labels.get(x, x),
+            ylabel=self.labels.get(y, y),
+            title=f"{self.name}: Pareto frontier",
+            caption=f"{self.path}; method {result.method}, {result.n_evals} replications, seed {result.seed}.",
         )
+        save_figure(fig, path)
 
 
 def load_scenario(path: str | os.PathLike) -> Scenario:
-    """Read and check a scenario file (see the module docstring for the schema).
+    """Read and check a scenario file of any family (see the module docstring).
 
     Raises
     ------
     InputError
-        Missing or unreadable file, malformed TOML (with its line), unknown or missing keys (with a
-        "did you mean" suggestion), out-of-range values — always naming the file and the key.
+        Missing or unreadable file, malformed TOML (with its line), an unknown family (the known
+        ones listed) or one that is not installed, and whatever the family refuses (unknown or
+        missing keys with a "did you mean" suggestion, out-of-range values), always naming the
+        file and the key.
     TypeError
         A value of the wrong type, naming the file and the key.
+
+    Examples
+    --------
+    >>> load_scenario("no/such.toml")
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: no/such.toml: no such scenario file.
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such scenario file.") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a scenario file.") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the scenario file ({exc}).") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: malformed TOML: {exc}.") from None
-
-    _check_keys(path, None, data, _SECTIONS)
-    sections = {}
-    for name in _SECTIONS:
-        value = data.get(name, {})
-        if not isinstance(value, dict):
-            raise InputError(f"{path}: '{name}' must be a section [{name}]; got {value!r}.")
-        sections[name] = value
-
-    if "turnaround" in data and "observed" in data:
-        raise InputError(f"{path}: [turnaround] and [observed] are alternatives (a turnaround model or a "
-                         "throughput log); give only one of them.")
-    if "turnaround" not in data and "observed" not in data:
-        raise InputError(f"{path}: missing section [turnaround] (or [observed], a throughput log).")
-    env_section, turn_section = sections["environment"], sections["turnaround"]
-    observed = None
-    if "observed" in data:
-        # n_tasks comes from the log and t_ur defaults to its mean successful turnaround
-        _check_keys(path, "environment", env_section, {**_ENVIRONMENT, "n_tasks": False, "t_ur": False})
-        observed, turnaround = _observed(path, sections["observed"])
-        kind = "observed"
-    else:
-        _check_keys(path, "environment", env_section, _ENVIRONMENT)
-        turnaround = _turnaround(path, turn_section)
-        kind = turn_section["kind"]
-    with _where(path, "environment"):
-        env_values = {k: v for k, v in env_section.items()}
-        if observed is not None:
-            if "n_tasks" in env_values:
-                n_tasks = check_int("n_tasks", env_values["n_tasks"], low=1)
-                if n_tasks != observed.n_tasks:
-                    raise InputError(f"'n_tasks' = {n_tasks} disagrees with the {observed.n_tasks} tasks of "
-                                     f"the [observed] log {sections['observed']['file']!r}; leave 'n_tasks' "
-                                     "out or make them agree.")
-            env_values["n_tasks"] = observed.n_tasks
-            env_values.setdefault("t_ur", turnaround.mean_success)
-        env_values.setdefault("t_r", env_values["t_ur"])
-        for key in ("n_tasks", "n_unreliable"):
-            env_values[key] = check_int(key, env_values[key], low=1)
-        for key in ("c_ur", "c_r"):
-            env_values[key] = _cost(key, env_values[key])
-        env = Environment(turnaround=turnaround, **env_values)
-        # store times and ratios as floats, as the library's own constructors do
-        env = dataclasses.replace(env, **{k: float(getattr(env, k)) for k in
-                                          ("t_ur", "t_r", "mr_max", "charging_period_r")})
-        if observed is not None:
-            observed.check_environment(env)
-
-    grid = _grid(path, sections["grid"], env)
-    run = _run(path, sections["run"])
-    scenario = Scenario(env=env, problem_kwargs=grid, turnaround_kind=kind, path=path, observed=observed,
-                        **run)
-    with _where(path, "grid"):  # the grid's values are checked where the problem is built
-        scenario.problem()
+    doc = read_toml(path)
+    family = doc.pop("family", DEFAULT_FAMILY)
+    module = family_module(family, path)
+    scenario = module.parse(path, doc)
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"family {family!r}: parse() must return a mopt.scenario.Scenario; "
+                        f"got {type(scenario).__name__}.")
+    if scenario.family != family or scenario.path != path:
+        scenario = replace(scenario, family=family, path=path)
     return scenario
 
 
-# -- sections ---------------------------------------------------------------------------------
-def _turnaround(path: Path, section: dict) -> TurnaroundModel:
-    if "kind" not in section:
-        # a misspelt 'kind' is named as such (unknown keys of every kind first)
-        every = {k: False for keys in _TURNAROUND.values() for k in keys}
-        _check_keys(path, "turnaround", section, every)
-        raise InputError(f"{path}: [turnaround] missing key 'kind' ({' or '.join(map(repr, _TURNAROUND))}).")
-    kind = section["kind"]
-    if not isinstance(kind, str) or kind not in _TURNAROUND:
-        raise InputError(
-            f"{path}: [turnaround] 'kind' must be one of {sorted(_TURNAROUND)}; got {kind!r}"
-            f"{_suggest(kind, _TURNAROUND) or '.'}"
-        )
-    _check_keys(path, "turnaround", section, _TURNAROUND[kind], context=f" of kind {kind!r}")
-    with _where(path, "turnaround"):
-        if kind == "shifted_lognormal":
-            fs = shifted_lognormal(section["mean"], section["shift"], section.get("sigma", 0.5))
-            return TurnaroundModel.parametric(fs, section["reliability"])
-        send, turn = _read_instances(path.parent / _file(section["file"]))
-        return TurnaroundModel.from_instances(
-            send, turn, section["deadline"], section.get("t_tail"),
-            group_size=check_int("group_size", section.get("group_size", 50), low=1),
-        )
+def read_toml(path: Path) -> dict:
+    """The TOML document at ``path`` (InputError naming the file for anything unreadable): a
+    regular file, bounded in size, line length and nesting (:mod:`mopt.core.inputs`)."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"{path}: no such scenario file.")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a scenario file.")
+    return inputs.read_toml(path, "scenario file")
 
 
-def _observed(path: Path, section: dict) -> tuple[ObservedTail, TurnaroundModel]:
-    """The tail state and the online turnaround model of an ``[observed]`` throughput log."""
-    _check_keys(path, "observed", section, _OBSERVED)
-    with _where(path, "observed"):
-        csv_path = path.parent / _file(section["file"])
-        try:
-            log = ThroughputLog.read_csv(csv_path)
-        except IsADirectoryError:
-            raise InputError(f"'file' {csv_path}: is a directory, not a throughput log.") from None
-        except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-            raise InputError(f"'file' {csv_path}: cannot read it ({' '.join(str(exc).split())}).") from None
-        group_size = check_int("group_size", section.get("group_size", 50), low=1)
-        tail = observe(log, section["t_tail"], section["deadline"])
-        return tail, tail.turnaround_model(group_size)
+def family_module(family, path: str | os.PathLike | None = None):
+    """The scenario module of ``family`` (imported now).
 
-
-def _file(file) -> str:
-    """The ``file`` key: a non-empty path string (relative to the scenario file)."""
-    if not isinstance(file, str) or not file:
-        raise TypeError(f"'file' must be a path (string); got {file!r}.")
-    if "\0" in file:
-        raise InputError(f"'file' must be a path without NUL characters; got {file!r}.")
-    return file
-
-
-def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
-    """Send times and turnaround times (inf = no result) from a CSV of observed instances."""
+    Raises
+    ------
+    InputError
+        ``family`` is not a key of :data:`FAMILIES` (naming the file, the key ``family`` and the
+        known families), or its module is not installed.
+    """
+    where_ = f"{path}: " if path is not None else ""
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise InputError(f"{where_}'family' must be one of {sorted(FAMILIES)}; got {family!r}"
+                         f"{suggest(family, FAMILIES) or '.'}")
+    name = FAMILIES[family]
     try:
-        with csv_path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            columns = reader.fieldnames or []
-            missing = [c for c in ("send_time", "turnaround_time") if c not in columns]
-            if missing:
-                raise InputError(
-                    f"'file' {csv_path}: missing column(s) {missing}; the header has {columns}."
-                )
-            send, turn = [], []
-            for row in reader:
-                line = reader.line_num
-                send.append(_csv_number(csv_path, line, "send_time", row["send_time"], empty=None))
-                turn.append(_csv_number(csv_path, line, "turnaround_time", row["turnaround_time"],
-                                        empty=math.inf))
-    except FileNotFoundError:
-        raise InputError(f"'file' {csv_path}: no such file.") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"'file' {csv_path}: cannot read it ({exc}).") from None
-    if not send:
-        raise InputError(f"'file' {csv_path}: no instances (only a header).")
-    return send, turn
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        # only the family's own module (or a package above it) missing; a bug inside is re-raised
+        if exc.name is None or not (name == exc.name or name.startswith(exc.name + ".")):
+            raise
+        raise InputError(f"{where_}'family' {family!r} is not available: its scenario module {name} "
+                         "is not installed in this version of mopt.") from None
 
 
-def _csv_number(csv_path: Path, line: int, column: str, text, *, empty) -> float:
-    text = (text or "").strip()
-    if not text and empty is not None:
-        return empty
-    try:
-        value = float(text)
-    except ValueError:
-        allowed = "a number, 'inf' or empty" if empty is not None else "a number"
-        raise InputError(f"'file' {csv_path}, line {line}: '{column}' must be {allowed}; got {text!r}.") from None
-    # send times are finite; a turnaround may be inf (no result); neither is NaN or negative
-    if math.isnan(value) or value < 0 or (empty is None and math.isinf(value)):
-        allowed = "non-negative (or 'inf')" if empty is not None else "finite and non-negative"
-        raise InputError(f"'file' {csv_path}, line {line}: '{column}' must be {allowed}; "
-                         f"got {text!r}.")
-    return value
+def default_utilities(family: str, objectives) -> dict:
+    """Label -> utility that ``family`` proposes for results with ``objectives`` (the family
+    module's ``default_utilities``, else :func:`generic_utilities`).
+
+    Examples
+    --------
+    >>> sorted(default_utilities("expert", ("makespan", "cost")))
+    ['min cost', 'min makespan', 'min makespan x cost']
+    """
+    objectives = tuple(objectives)
+    hook = getattr(family_module(family), "default_utilities", None)
+    return hook(objectives) if hook is not None else generic_utilities(objectives)
 
 
-def _grid(path: Path, section: dict, env: Environment) -> dict:
-    _check_keys(path, "grid", section, _GRID)
-    preset = section.get("preset", "paper")
-    if not isinstance(preset, str) or preset not in _PRESETS:
-        raise InputError(
-            f"{path}: [grid] 'preset' must be one of {list(_PRESETS)}; got {preset!r}{_suggest(preset, _PRESETS) or '.'}"
-        )
-    # the paper's grid is NTDMrProblem's default: only the lists given are passed on
-    grid = {} if preset == "paper" else {
-        k: [x.item() if hasattr(x, "item") else x for x in v] for k, v in high_resolution_grid(env).items()
-    }
-    if preset == "high_resolution" and not grid["Mr"] and "Mr" not in section:
-        raise InputError(f"{path}: [grid] preset 'high_resolution' has no M_r <= "
-                         f"'mr_max'={env.mr_max:g} (its smallest is 0.02): give the grid's 'Mr' "
-                         "values.")
-    for key in ("N", "T", "D", "Mr"):
-        if key not in section:
-            continue
-        values = section[key]
-        if not isinstance(values, list):
-            values = [values]
-        if key == "N":
-            values = [_inf(v) for v in values]
-        grid[key] = values
-    return grid
+def generic_utilities(objectives) -> dict:
+    """``min <objective>`` for each objective, and for two, ``min <a> x <b>`` (their product).
+
+    Examples
+    --------
+    >>> list(generic_utilities(("time", "cost")))
+    ['min time', 'min cost', 'min time x cost']
+    """
+    from mopt.core.utility import minimize, product
+
+    objectives = tuple(objectives)
+    out = {f"min {o}": minimize(o) for o in objectives}
+    if len(objectives) == 2:
+        out[f"min {objectives[0]} x {objectives[1]}"] = product(*objectives)
+    return out
 
 
-def _inf(value):
-    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity", "+inf"):
-        return math.inf
-    return value
+# -- helpers for the families' parsers ---------------------------------------------------------
+def parse_run(path: Path, section) -> dict:
+    """The ``[run]`` section as keyword arguments of :class:`Scenario` (only the keys given).
 
-
-def _run(path: Path, section: dict) -> dict:
+    Examples
+    --------
+    >>> parse_run(Path("s.toml"), {"method": "ocba", "seed": 3, "options": {"n0": 5}})
+    {'method': 'ocba', 'seed': 3, 'options': {'n0': 5}}
+    >>> parse_run(Path("s.toml"), {"seeds": 3})
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: s.toml: [run] unknown key 'seeds'; did you mean 'seed'?
+    """
     from mopt.solvers import METHODS
 
-    _check_keys(path, "run", section, _RUN)
+    if not isinstance(section, dict):
+        raise InputError(f"{path}: 'run' must be a section [run]; got {section!r}.")
+    check_keys(path, "run", section, RUN_KEYS)
     out = {}
-    with _where(path, "run"):
+    with where(path, "run"):
         if "method" in section:
             method = section["method"]
             if not isinstance(method, str) or method not in METHODS:
                 raise InputError(
-                    f"'method' must be one of {sorted(METHODS)}; got {method!r}{_suggest(method, METHODS) or '.'}"
+                    f"'method' must be one of {sorted(METHODS)}; got {method!r}{suggest(method, METHODS) or '.'}"
                 )
             out["method"] = method
         if "n_reps" in section:
@@ -376,29 +320,24 @@ def _run(path: Path, section: dict) -> dict:
             out["seed"] = check_int("seed", section["seed"], low=0)
         if "budget" in section:
             out["budget"] = check_int("budget", section["budget"], low=1)
+        if "options" in section:
+            options = section["options"]
+            if not isinstance(options, dict):
+                raise InputError(f"'options' must be a table of method options, e.g. {{ n0 = 5 }}; "
+                                 f"got {options!r}.")
+            METHODS[out.get("method", Scenario.method)](**options)  # unknown names, by name
+            out["options"] = dict(options)
     return out
 
 
-# -- helpers ----------------------------------------------------------------------------------
-def _cost(key: str, value) -> float:
-    """A cost per second: a number or a fraction string such as ``"34/3600"``."""
-    if isinstance(value, str):
-        m = _FRACTION.match(value)
-        if not m:
-            raise InputError(f"'{key}' must be a number or a fraction string like \"34/3600\"; got {value!r}.")
-        num, den = float(m.group(1)), float(m.group(2))
-        if den == 0:
-            raise InputError(f"'{key}' fraction must have a non-zero denominator; got {value!r}.")
-        value = num / den
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"'{key}' must be a number or a fraction string like \"34/3600\"; got {value!r} ({type(value).__name__})."
-        )
-    return check_number(key, value, low=0)
+def suggest(key, allowed, form: str = "'{}'") -> str:
+    """``"; did you mean 'x'?"`` for the closest allowed name, or ``""``.
 
-
-def _suggest(key, allowed, form: str = "'{}'") -> str:
-    """``"; did you mean 'x'?"`` for the closest allowed name, or ``""``."""
+    Examples
+    --------
+    >>> suggest("sed", ["seed", "method"])
+    "; did you mean 'seed'?"
+    """
     if not isinstance(key, str):
         return ""
     close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
@@ -407,12 +346,33 @@ def _suggest(key, allowed, form: str = "'{}'") -> str:
     return f"; did you mean {form.format(close[0])}?" if close else ""
 
 
-def _check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, context: str = "") -> None:
-    """Unknown keys (with a "did you mean") and missing required keys of one section."""
+def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, context: str = "") -> None:
+    """Refuse unknown keys (with a "did you mean") and missing required keys of one section.
+
+    Parameters
+    ----------
+    path : Path
+        The scenario file (named in every message).
+    section : str or None
+        The section's name; None for the top level, whose keys are sections.
+    table : dict
+        The section as parsed.
+    allowed : dict
+        Allowed key -> whether it is required.
+    context : str
+        Appended to the section in messages (e.g. ``" of kind 'instances'"``).
+
+    Examples
+    --------
+    >>> check_keys(Path("s.toml"), "grid", {"NN": [1]}, {"N": False, "T": False})
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: s.toml: [grid] unknown key 'NN'; did you mean 'N'?
+    """
     for key in table:
         if key in allowed:
             continue
-        hint = _suggest(key, allowed, "'{}'" if section else "[{}]")
+        hint = suggest(key, allowed, "'{}'" if section else "[{}]")
         if section is not None:
             what = f"[{section}] unknown key '{key}'{context}"
         elif isinstance(table[key], dict):
@@ -430,8 +390,17 @@ def _check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, 
 
 
 @contextmanager
-def _where(path: Path, section: str):
-    """Prefix the library's own errors (which name the key) with the file and the section."""
+def where(path: Path, section: str):
+    """Prefix the library's own errors (which name the key) with the file and the section.
+
+    Examples
+    --------
+    >>> with where(Path("s.toml"), "run"):
+    ...     check_int("seed", -1, low=0)
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: s.toml: [run] 'seed' must be an integer >= 0; got -1.
+    """
     try:
         yield
     except InputError as exc:

@@ -308,14 +308,18 @@ def test_bad_budget_from_the_scenario_names_the_file(tmp_path, capsys):
         ["frontier"],
         ["demo", "--workers", "0"],
         ["demo", "--seed", "minus-one"],
-        ["decide", "somewhere"],
+        ["decide"],
         ["nonsense"],
     ],
 )
 def test_usage_errors_exit_2(capsys, argv):
+    """Issue 14 finding 10: a usage error is one line naming the command, as the README promises."""
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "usage: mopt" in err and "Traceback" not in err
+    assert err.startswith("mopt: error: ") and err.count("\n") == 1, err
+    assert "usage:" not in err and "Traceback" not in err
+    if argv and argv[0] in ("frontier", "demo", "decide"):
+        assert err.startswith(f"mopt: error: {argv[0]}: "), err
 
 
 def test_method_flag_is_checked(capsys):

@@ -412,3 +412,21 @@ def test_compare_with_a_journal_directory_resumes_without_simulating(tmp_path):
     with pytest.raises(InputError, match="'journal' must be a directory"):
         compare(prob, ["exhaustive"], [16], 1, seed=3, truth_reps=30,
                 journal=tmp_path / "journals" / files[0])
+
+
+def test_every_method_spends_its_budget_and_the_summary_shows_it():
+    # issue 14: exhaustive search on ten designs with n_reps = 10 spent 100 replications at every
+    # budget; its replications now follow the budget: 200 // 10 = 20 and 600 // 10 = 60 each
+    problem = mopt.NormalProblem(np.arange(1.0, 11.0), sd=6.0, n_reps=10)
+    df = compare(problem, ["exhaustive", "ocba"], [200, 600], 2, seed=1, truth=np.arange(1.0, 11.0),
+                 options={"ocba": {"n0": 10, "delta": 20}})
+    assert df["n_evals"].tolist() == [200, 200, 600, 600, 200, 200, 600, 600]
+    table = summary(df)
+    assert table[["method", "budget", "n_evals"]].values.tolist() == [
+        ["exhaustive", 200, 200.0], ["exhaustive", 600, 600.0], ["ocba", 200, 200.0], ["ocba", 600, 600.0]]
+    assert list(table.columns[:4]) == ["method", "budget", "runs", "n_evals"]
+    # a budget that is not a multiple of n_designs: 205 // 10 = 20 each, 5 left unspent
+    run = mopt.solve(problem, "exhaustive", budget=205, seed=1)
+    assert run.n_evals == 200 and run.evaluations["n_reps"].eq(20).all()
+    # an explicit n_reps caps it (the experiments' old way to ask for the same)
+    assert mopt.solve(problem, "exhaustive", budget=600, n_reps=7, seed=1).n_evals == 70

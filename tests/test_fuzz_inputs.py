@@ -166,8 +166,8 @@ WRONG_TYPE_NOT_STR = WRONG_TYPE.filter(lambda v: not isinstance(v, str))
 
 # key -> (section, strategy of bad values); every one of them names the key in its error
 BAD_VALUES = {
-    "n_tasks": ("environment", st.one_of(bad_count(1, 2**32 - 1), WRONG_TYPE)),
-    "n_unreliable": ("environment", st.one_of(bad_count(1, 2**32 - 1), WRONG_TYPE)),
+    "n_tasks": ("environment", st.one_of(bad_count(1, 10**6), WRONG_TYPE)),
+    "n_unreliable": ("environment", st.one_of(bad_count(1, 10**6), WRONG_TYPE)),
     # t_ur <= 250 s: no result is possible before 4·t_ur <= 1000 s = the shift of F_s
     "t_ur": (
         "environment",
@@ -821,16 +821,16 @@ def assert_one_line_error(capsys, code, *fragments: str) -> str:
     return lines[0]
 
 
-def assert_usage_error(capsys, code, prefix: str, *fragments: str) -> None:
-    """argparse's own error: usage lines, then ``mopt <command>: error: ...``."""
+def assert_usage_error(capsys, code, command: str, *fragments: str) -> None:
+    """A usage error: exit 2 and one line ``mopt: error: <command>: ...`` (no usage block)."""
     captured = capsys.readouterr()
     assert code == 2, (code, captured.err)
     assert "Traceback" not in captured.err
     lines = captured.err.strip().splitlines()
-    assert lines[0].startswith("usage: mopt"), captured.err
-    assert lines[-1].startswith(f"{prefix}: error: "), captured.err
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith(f"mopt: error: {command}: "), captured.err
     for fragment in fragments:
-        assert fragment in lines[-1], (fragment, lines[-1])
+        assert fragment in lines[0], (fragment, lines[0])
     count_bad_input("cli")
 
 
@@ -909,7 +909,7 @@ def test_cli_usage_errors_name_the_option(small_scenario, capsys, data):
     }[command]
     capsys.readouterr()
     code = run_cli([*argv, f"{option}={value}", "--quiet"])
-    assert_usage_error(capsys, code, f"mopt {command}", f"argument {option}")
+    assert_usage_error(capsys, code, command, f"argument {option}")
 
 
 @fuzz(30)

@@ -14,18 +14,17 @@ grammar, so that the error names the file, the 1-based line and what is wrong wi
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import math
 import os
 import re
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int
+from mopt.core.inputs import check_lines, read_bytes
 
 __all__ = ["SWF_COLUMNS", "find_trace", "read_swf"]
 
@@ -131,7 +130,9 @@ def read_swf(
     ----------
     path : str or path-like
         SWF file, plain text or gzip-compressed (recognised by its content, whatever the suffix).
-        The text must be UTF-8; ``\\r\\n`` line ends are accepted.
+        The text must be UTF-8; ``\\r\\n`` and lone ``\\r`` line ends are accepted.  Non-regular
+        files (a FIFO, a device) are refused; the size after gunzip and the line length are
+        bounded by ``MOPT_MAX_INPUT_BYTES`` and ``MOPT_MAX_LINE_BYTES`` (see :mod:`mopt.core.inputs`).
     clean : bool, default False
         Drop the jobs the papers drop (SC13, KOALA-C): run time <= 0, <= 0 processors, or more
         processors than the machine had (``max_procs``, else the header's ``MaxProcs``; with
@@ -159,7 +160,8 @@ def read_swf(
     InputError
         The file is missing or unreadable, is empty or holds no records, is not UTF-8 text, is a
         truncated or corrupt gzip file, or a record is malformed: not 18 fields, a field that is
-        not a number, or one that is not finite (``nan``, ``inf``, ``1e999``). The message names
+        not a number, or one that is not finite (``nan``, ``inf``, ``1e999``, or a plain number of
+        over 308 digits).  Also a file that is not a regular file or exceeds a size limit. The message names
         the file and, for a problem inside it, the 1-based line, e.g.
         ``trace.swf, line 27: expected 18 fields, got 17.``
         Also bad keywords, and a header ``MaxProcs`` that is not an integer when ``clean`` uses it.
@@ -225,46 +227,20 @@ def read_swf(
 
 # -- bytes and text --------------------------------------------------------------------------------
 def _read_bytes(name: str) -> bytes:
-    """The file's bytes, gunzipped if they start with the gzip magic, with ``\\r\\n`` -> ``\\n``."""
-    try:
-        raw = Path(name).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"SWF trace not found: {name!r}.") from None
-    except IsADirectoryError:
-        raise InputError(f"{name!r} is a directory, not an SWF trace.") from None
-    except OSError as err:
-        raise InputError(f"cannot read SWF trace {name!r}: {err.strerror or err}.") from None
-    if raw[:2] == b"\x1f\x8b":
-        raw = _gunzip(raw, name)
+    """The file's bytes, gunzipped if they start with the gzip magic, with ``\\r\\n`` and a lone
+    ``\\r`` (old Mac line ends) -> ``\\n``; size and line length bounded (:mod:`mopt.core.inputs`)."""
+    path = Path(name)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"SWF trace not found: {name!r}.")
+    if path.is_dir():
+        raise InputError(f"{name!r} is a directory, not an SWF trace.")
+    raw = read_bytes(name, "SWF trace", gunzip=True)
     if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
         raw = raw[3:]
     if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n")
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    check_lines(raw, "SWF trace", name)
     return raw
-
-
-def _gunzip(raw: bytes, name: str) -> bytes:
-    try:
-        return gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as err:
-        line = _gunzip_partial(raw).count(b"\n") + 1
-        kind = "ends early (truncated file)" if isinstance(err, EOFError) else f"is corrupt ({err})"
-        raise InputError(f"{name}, line {line}: the gzip data {kind}.") from None
-
-
-def _gunzip_partial(raw: bytes) -> bytes:
-    """Whatever decompresses before the damage (to the byte), to say which line it is in."""
-    inflate, parts, pos, step = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS), [], 0, 1 << 16
-    while pos < len(raw) and not inflate.eof:
-        saved = inflate.copy()
-        try:
-            parts.append(inflate.decompress(raw[pos : pos + step]))
-            pos += step
-        except zlib.error:
-            if step == 1:
-                break
-            inflate, step = saved, max(1, step // 16)
-    return b"".join(parts)
 
 
 def _decode(raw: bytes, name: str) -> str:
@@ -361,10 +337,8 @@ def _parse_slow(text: str, name: str) -> np.ndarray:
     for line, content in enumerate(text.split("\n"), start=1):
         data = content.partition(";")[0]
         if _RECORD_RE.fullmatch(data):
-            # only an exponent can overflow to inf
-            if ("e" not in data and "E" not in data) or all(
-                math.isfinite(float(t)) for t in data.split()
-            ):
+            # an exponent or a long plain number (over 308 digits) overflows to inf
+            if all(math.isfinite(float(t)) for t in data.split()):
                 records.append(data)
                 continue
         elif not data.strip(" \t"):

@@ -7,8 +7,10 @@ from mopt.core.errors import InputError, MoptError
 from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.problem import FunctionProblem, StochasticProblem
 from mopt.core.result import Result
+from mopt.core.space import ENUMERATION_LIMIT
 
 __all__ = [
+    "ENUMERATION_LIMIT",
     "FunctionProblem",
     "InputError",
     "MoptError",

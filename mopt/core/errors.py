@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["MoptError", "InputError", "check_number", "check_int"]
+__all__ = ["MoptError", "InputError", "SimulationError", "check_number", "check_int"]
 
 
 class MoptError(Exception):
@@ -18,6 +18,11 @@ class MoptError(Exception):
 
 class InputError(MoptError, ValueError):
     """Bad user input: a ValueError that names the parameter, file, line or key."""
+
+
+class SimulationError(MoptError):
+    """A problem's own simulator raised: the message names the design and the replication, the
+    original exception is the ``__cause__``."""
 
 
 def _fmt(value) -> str:

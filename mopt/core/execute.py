@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import math
 import os
+import signal
+import threading
 import time
 from concurrent.futures import Future, as_completed
 from contextlib import contextmanager
 
 import numpy as np
+
+from mopt.core.inputs import check_workers
 
 __all__ = ["Runner", "local_cluster", "make_batches", "n_workers"]
 
@@ -205,11 +209,33 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     import dask
     from distributed import Client, LocalCluster
 
+    # at most MOPT_MAX_WORKERS (default 4 x CPUs): more processes only cost memory
+    n_workers = check_workers("n_workers", n_workers)
     threads = threads or max(1, (os.cpu_count() or 1) // n_workers)
-    # numba reads its thread count when a worker imports it: set it before the workers start;
+    # numba reads its thread count when a worker imports it: the nanny sets it in the worker
+    # process before the worker starts (not as a "pre-spawn" variable, which Dask also writes into
+    # this process's environment, where numba then refuses a thread count other than its own);
     # the scheduler's HTTP server (dashboard) takes any free port
-    with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": str(threads)}):
+    # Ctrl-C in a terminal reaches the whole process group: the workers ignore SIGINT (blocked
+    # while they are spawned, so they inherit it, and ignored by their preload) and this process,
+    # which handles it, shuts them down quietly; a Ctrl-C during the start is delivered after it
+    with _sigint_blocked(), dask.config.set({"distributed.worker.preload": ["mopt.core.interrupt"]}):
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=log_level or logging.ERROR)
+                               dashboard_address=":0", silence_logs=log_level or logging.ERROR,
+                               env={"NUMBA_NUM_THREADS": str(threads)})
     with cluster, Client(cluster) as client:
         yield client
+
+
+@contextmanager
+def _sigint_blocked():
+    """SIGINT blocked in this thread (and the threads and processes it starts) within the block;
+    one that arrives meanwhile is delivered when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)

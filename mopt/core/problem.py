@@ -8,6 +8,7 @@ pymoo algorithm runs the problem unchanged.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -18,10 +19,13 @@ import numpy as np
 import pandas as pd
 from pymoo.core.problem import Problem
 
-from mopt.core.errors import InputError, check_int
+from mopt.core import interop, space
+from mopt.core.errors import InputError, SimulationError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
+from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
-__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "check_reps"]
+__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "ENUMERATION_LIMIT",
+           "REPAIR_TABLE_LIMIT", "check_reps"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
 RESERVED_COLUMNS = ("design", "n_reps", "utility")
@@ -117,6 +121,26 @@ class StochasticProblem(Problem):
         self.objectives = objectives
         self.n_reps = n_reps
         self.seed = seed
+        # no constraint when every in-bounds integer vector is a design (see mopt.core.interop)
+        try:
+            self.n_ieq_constr = 0 if interop.every_vector_is_a_design(self) else 1
+        except (AttributeError, NotImplementedError, TypeError, ValueError):  # space not built yet
+            pass
+
+    def unconstrained(self) -> StochasticProblem:
+        """This problem as pymoo sees it without a constraint: a vector that is not a design is
+        evaluated as its nearest design (:meth:`repair`).  For pymoo algorithms that refuse
+        constraints (MOEA/D); with :func:`mopt.pymoo_operators` every candidate is a design anyway.
+
+        Examples
+        --------
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> prob.unconstrained().evaluate(np.array([[7]])).tolist()  # beyond xu: the nearest, a = 4
+        [[4.0]]
+        """
+        view = copy.copy(self)
+        view.n_ieq_constr = 0
+        return view
 
     # -- design space ----------------------------------------------------------------------
     @property
@@ -136,6 +160,21 @@ class StochasticProblem(Problem):
         """Named parameters of design vector ``x``."""
         raise NotImplementedError
 
+    def sample_designs(self, rng: np.random.Generator, n: int, *, replace: bool = False) -> np.ndarray:
+        """``n`` design indices drawn uniformly at random (distinct unless ``replace``), in draw order.
+
+        The default never materialises the space (see :func:`mopt.core.space.sample_designs`), so
+        it works for any ``n_designs``; families may override it with a cheaper or exact rule, the
+        draws depending only on ``rng``.
+
+        Examples
+        --------
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> sorted(prob.sample_designs(np.random.default_rng(1), 3).tolist())
+        [0, 1, 2]
+        """
+        return space.sample_designs(self, rng, n, replace=replace)
+
     def repair(self, X) -> np.ndarray:
         """Design indices of the vectors ``X``: each row's own design if it is one, else the nearest.
 
@@ -143,7 +182,10 @@ class StochasticProblem(Problem):
         valid design.  A row that is a design's vector (one that :meth:`index` accepts) is that
         design; any other row maps to the design whose vector is nearest in L1 distance (ties: the
         lowest design index).  The table of all design vectors is built once, on first use, from
-        :meth:`design`; families with a cheaper rule (or a space too large to tabulate) override.
+        :meth:`design`; families with a cheaper rule override.  Above
+        :data:`~mopt.core.space.REPAIR_TABLE_LIMIT` designs nothing is tabulated: a row is rounded
+        and clipped to ``[xl, xu]``, and one that is still not a design is an error asking the
+        family to override ``repair`` (see :func:`mopt.core.space.repair`).
 
         Parameters
         ----------
@@ -168,23 +210,7 @@ class StochasticProblem(Problem):
             X = X.reshape(-1, self.n_var)
         if X.ndim != 2 or X.shape[1] != self.n_var or not np.isfinite(X).all():
             raise InputError(f"'X' must be a list of design vectors of {self.n_var} numbers; got {_show(X)}.")
-        if getattr(self, "_design_tree", None) is None:  # built once: a lookup and an L1 k-d tree
-            from scipy.spatial import cKDTree
-
-            table = np.array([self.design(i) for i in range(self.n_designs)], dtype=np.int64)
-            self._design_lookup = {tuple(row): i for i, row in enumerate(table.tolist())}
-            self._design_tree = cKDTree(table.astype(float))
-        out = np.full(len(X), -1, dtype=np.int64)
-        for k in np.flatnonzero((X == np.rint(X)).all(axis=1)):
-            out[k] = self._design_lookup.get(tuple(X[k].astype(np.int64).tolist()), -1)
-        missing = np.flatnonzero(out < 0)
-        if missing.size:
-            tree = self._design_tree
-            dist, _ = tree.query(X[missing], k=1, p=1)
-            # every design at the nearest distance (a hair of slack for rounding), then the lowest index
-            ties = tree.query_ball_point(X[missing], dist * (1 + 1e-9) + 1e-9, p=1)
-            out[missing] = [min(t) for t in ties]
-        return out
+        return space.repair(self, X)
 
     def designs_frame(self, indices) -> pd.DataFrame:
         """Decoded parameters of the designs ``indices``, one row each (column ``design`` first)."""
@@ -232,7 +258,14 @@ class StochasticProblem(Problem):
         reps = _integer_array("reps", reps, low=0)
         if len(indices) == 0 or len(reps) == 0:
             return np.empty((len(indices), len(reps), self.n_obj))
-        return self._replicate(indices, reps, entropy)
+        values = self._replicate(indices, reps, entropy)
+        nan = np.isnan(values)
+        if nan.any():  # no search can rank NaN: say where it came from instead of an empty front
+            a, b, j = (int(k[0]) for k in np.nonzero(nan))
+            raise InputError(f"the simulation of design {int(indices[a])} ({_params(self, indices[a])}), "
+                             f"replication {int(reps[b])} gave NaN for objective {self.objectives[j]!r}; "
+                             "objective values must be numbers (inf is allowed).")
+        return values
 
     def _replicate(self, indices: np.ndarray, reps: np.ndarray, entropy: int) -> np.ndarray:
         raise NotImplementedError
@@ -260,21 +293,26 @@ class StochasticProblem(Problem):
             entropy = resolve_seed(self.seed)  # resolved once: a Generator seed is drawn from once
         except (TypeError, InputError) as exc:
             raise type(exc)(f"the problem's {exc}") from None
-        # pymoo proposes any integer vector in [xl, xu]; one that is not a design (e.g. T > D) is
-        # infeasible (G = 1, F = inf) instead of an error, so pymoo algorithms run unchanged.
-        X = np.atleast_2d(np.rint(np.asarray(x, dtype=float)).astype(np.int64))
-        indices = np.full(len(X), -1, dtype=np.int64)
-        for k, row in enumerate(X):
+        # pymoo proposes any vector in [xl, xu], rounded here; one that is not a design (e.g. T > D)
+        # is infeasible (F = inf, G graded: see mopt.core.interop.violation) instead of an error,
+        # or, without a constraint, evaluated as its nearest design.
+        raw = np.atleast_2d(np.asarray(x, dtype=float))
+        indices = np.full(len(raw), -1, dtype=np.int64)
+        for k, row in enumerate(np.rint(raw).astype(np.int64)):
             try:
                 indices[k] = self.index(row)
             except (ValueError, TypeError):
                 pass
         valid = indices >= 0
-        F = np.full((len(X), self.n_obj), np.inf)
+        if not self.n_ieq_constr and not valid.all():
+            indices[~valid] = self.repair(raw[~valid])
+            valid[:] = True
+        F = np.full((len(raw), self.n_obj), np.inf)
         if valid.any():
             F[valid] = self.replicate(indices[valid], np.arange(n_reps), entropy).mean(axis=1)
         out["F"] = F
-        out["G"] = np.where(valid, 0.0, 1.0)[:, None]
+        if self.n_ieq_constr:
+            out["G"] = interop.violation(self, raw, valid)[:, None]
 
     def fingerprint(self) -> str:
         """A short hash of everything that determines the replications (for journals and results)."""
@@ -370,14 +408,30 @@ class FunctionProblem(IndexedProblem):
             params = self.decode([i])
             for b, r in enumerate(reps):
                 rng = replication_rng(entropy, r, None if self.common_random_numbers else i)
-                values = np.asarray(self.function(params, rng), dtype=float).ravel()
-                if values.shape != (self.n_obj,):
-                    raise InputError(
-                        f"'simulate' must return {self.n_obj} values ({', '.join(self.objectives)}); "
-                        f"got {values.size} for design {i}."
-                    )
-                out[a, b] = values
+                try:
+                    raw = self.function(params, rng)
+                except Exception as exc:  # the user's simulator: name the design, keep the cause
+                    raise SimulationError(
+                        f"'simulate' raised {type(exc).__name__} on design {int(i)} ({_params(self, i)}), "
+                        f"replication {int(r)}: {exc}"
+                    ) from exc
+                out[a, b] = self._values(raw, i)
         return out
+
+    def _values(self, raw, i) -> np.ndarray:
+        """What ``simulate`` returned for design ``i`` as ``n_obj`` floats (InputError naming the
+        design otherwise: a str, a dict, a wrong count)."""
+        expected = f"'simulate' must return {self.n_obj} values ({', '.join(self.objectives)})"
+        if isinstance(raw, (str, bytes, dict)):
+            raise InputError(f"{expected}; got {_show(raw)} ({type(raw).__name__}) for design {int(i)} "
+                             f"({_params(self, i)}).")
+        try:
+            values = np.asarray(raw, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise InputError(f"{expected}; got {_show(raw)} for design {int(i)} ({_params(self, i)}).") from None
+        if values.shape != (self.n_obj,):
+            raise InputError(f"{expected}; got {values.size} for design {int(i)} ({_params(self, i)}).")
+        return values
 
     def _identity(self) -> dict:
         return {
@@ -386,6 +440,16 @@ class FunctionProblem(IndexedProblem):
             "designs": self.table.to_json(),
             "crn": self.common_random_numbers,
         }
+
+
+def _params(problem, i) -> str:
+    """Design ``i``'s parameters as ``x=1, y='a'`` (for messages)."""
+    try:
+        params = problem.decode(problem.design(int(i)))
+    except Exception:  # noqa: BLE001 - a message helper must not fail
+        return "parameters unknown"
+    text = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _design_table(designs) -> pd.DataFrame:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import glob
+import hashlib
+import io
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError
+from mopt.core.inputs import read_json, read_text
 from mopt.core.pareto import pareto_mask
 
 __all__ = ["Result", "atomic_write", "summarise"]
@@ -87,7 +92,7 @@ def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives
     return df
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Result:
     """The outcome of :func:`mopt.solve`.
 
@@ -106,6 +111,11 @@ class Result:
         and ``<objective>_se`` (standard error), and ``n_reps``.
     info : dict
         Method-specific extras (JSON-serialisable).
+
+    Notes
+    -----
+    A Result is an immutable value: ``==`` compares every field (``evaluations`` by columns, dtypes
+    and values) and ``hash(result)`` works, so results can be set members or dict keys.
     """
 
     method: str
@@ -127,6 +137,20 @@ class Result:
     def best(self, utility) -> pd.Series:
         """The evaluated row that ``utility`` scores lowest (ties: lowest design index).
 
+        Returns
+        -------
+        pandas.Series
+            The row (object dtype, so each value keeps its type: ``design`` and ``n_reps`` are
+            Python ints) plus its ``utility`` score.
+
+        Examples
+        --------
+        >>> import mopt
+        >>> result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1]], sd=0.0), "exhaustive", seed=1)
+        >>> row = result.best(mopt.utility.product("f1", "f2"))
+        >>> row["design"], row["utility"]
+        (1, 4.0)
+
         Raises
         ------
         ValueError
@@ -140,14 +164,23 @@ class Result:
         if not finite.any():
             raise InputError(f"no evaluated design satisfies utility {utility!r} (every score is inf or NaN).")
         order = np.lexsort((ev["design"].to_numpy(), np.where(finite, scores.to_numpy(), np.inf)))
-        row = ev.iloc[order[0]].copy()
-        row["utility"] = float(scores.iloc[order[0]])
-        return row
+        k = order[0]
+        values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
+        values["utility"] = float(scores.iloc[k])
+        return pd.Series(values, dtype=object, name=ev.index[k])
 
-    def to_csv(self, directory: str | os.PathLike) -> Path:
-        """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory`` atomically."""
+    def to_csv(self, directory: str | os.PathLike, *, files: Sequence[str] = ()) -> Path:
+        """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory``.
+
+        Each file is written atomically, and ``result.json`` comes last (the manifest of the set):
+        it lists the sha256 of the others and of ``files`` (more files of the same set, already
+        written in ``directory``).  The old ``result.json`` is removed first: while the set is
+        incomplete there is none, and :meth:`read_csv` refuses the directory instead of reading a
+        mix of old and new files.
+        """
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
+        (d / _META).unlink(missing_ok=True)  # until the new manifest is written, no result here
         atomic_write(d / "evaluations.csv", lambda p: self.evaluations.to_csv(p, index=False))
         atomic_write(d / "front.csv", lambda p: self.front.to_csv(p, index=False))
         meta = {
@@ -156,6 +189,7 @@ class Result:
             "n_evals": self.n_evals,
             "objectives": list(self.objectives),
             "info": self.info,
+            "files": {name: _sha256(d / name) for name in ("evaluations.csv", "front.csv", *files)},
         }
         atomic_write(d / _META, lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
         return d
@@ -171,20 +205,40 @@ class Result:
         """
         d = Path(directory)
         for name in ("evaluations.csv", _META):
-            if not (d / name).is_file():
+            if not os.path.lexists(d / name):
                 raise InputError(f"'{d}' is not a mopt result directory: {name} is missing.")
         meta_path, ev_path = d / _META, d / "evaluations.csv"
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"'{meta_path}': malformed mopt result metadata ({exc}).") from None
+        # regular files, bounded in size, line length and nesting (mopt.core.inputs)
+        meta = read_json(meta_path, "mopt result metadata")
         fields = _read_meta(meta, meta_path)
+        text = read_text(ev_path, "mopt result evaluations")
+        _check_rows(text, ev_path)
         try:
-            ev = pd.read_csv(ev_path)
-        except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            ev = pd.read_csv(io.StringIO(text))
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise InputError(f"'{ev_path}': malformed mopt result evaluations ({exc}).") from None
         _check_evaluations(ev, fields["objectives"], ev_path)
         return cls(evaluations=ev, **fields)
+
+    def __eq__(self, other) -> bool:
+        """Equal when method, seed, ``n_evals``, objectives, ``evaluations`` (same columns, dtypes,
+        values; NaN equals NaN) and ``info`` are equal."""
+        if not isinstance(other, Result):
+            return NotImplemented
+        return (
+            (self.method, self.seed, self.n_evals, tuple(self.objectives))
+            == (other.method, other.seed, other.n_evals, tuple(other.objectives))
+            and _same_info(self.info, other.info)
+            and list(self.evaluations.columns) == list(other.evaluations.columns)
+            and self.evaluations.reset_index(drop=True).equals(other.evaluations.reset_index(drop=True))
+        )
+
+    def __hash__(self) -> int:
+        """A Result is an immutable value: it hashes (consistently with ``==``) on its method, seed,
+        ``n_evals``, objectives and the shape and columns of ``evaluations``.  Do not modify
+        ``evaluations`` in place after using a Result as a key."""
+        ev = self.evaluations
+        return hash((self.method, self.seed, self.n_evals, tuple(self.objectives), tuple(ev.columns), len(ev)))
 
     def __repr__(self) -> str:
         return (
@@ -224,9 +278,29 @@ def _read_meta(meta, path: Path) -> dict:
             "objectives": tuple(objectives), "info": dict(info)}
 
 
+def _check_rows(text: str, path: Path) -> None:
+    """Every line of ``evaluations.csv`` has as many fields as its header (pandas would pad a short
+    row with NaN): a ragged row is refused, naming its line."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    width = None
+    try:
+        for fields in reader:
+            if not fields:
+                continue
+            if width is None:
+                width = len(fields)
+            elif len(fields) != width:
+                raise InputError(f"'{path}', line {reader.line_num}: malformed mopt result evaluations: "
+                                 f"expected {width} fields (as the header); got {len(fields)}.")
+    except csv.Error as exc:
+        raise InputError(f"'{path}', line {reader.line_num}: malformed mopt result evaluations "
+                         f"({exc}).") from None
+
+
 def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path) -> None:
     """``evaluations.csv`` must have an integer ``design`` column (integral floats are converted in
-    place) and a numeric column per objective."""
+    place) without repeats, a numeric column per objective and per ``<objective>_se``, and an
+    integer ``n_reps`` (when present)."""
     where = f"'{path}': malformed mopt result evaluations"
     for name in ("design", *objectives):
         if name not in ev.columns:
@@ -245,12 +319,45 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
                          f"at line {k + 2}.")
     if not pd.api.types.is_integer_dtype(design):
         ev["design"] = num.astype(np.int64)  # integral floats such as 3.0
-    for name in objectives:
+    repeated = ev["design"].duplicated(keep="first").to_numpy()
+    if repeated.any():
+        k = int(np.flatnonzero(repeated)[0])
+        first = int(np.flatnonzero((ev["design"] == ev["design"].iloc[k]).to_numpy())[0])
+        raise InputError(f"{where}: design {_py(ev['design'].iloc[k])} appears twice, at lines {first + 2} "
+                         f"and {k + 2}.")
+    for name in ev.columns:  # a parameter column of numbers with a stray word: a hand edit gone wrong
+        col = ev[name]
+        if name in objectives or pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        num = pd.to_numeric(col, errors="coerce")
+        stray = (num.isna() & col.notna()).to_numpy()
+        if num.notna().any() and stray.any():
+            k = int(np.flatnonzero(stray)[0])
+            raise InputError(f"{where}: column {name!r} holds numbers and text; got {_py(col.iloc[k])!r} at "
+                             f"line {k + 2}.")
+    numeric = [*objectives, *(c for c in (f"{o}_se" for o in objectives) if c in ev.columns)]
+    for name in [*numeric, *(["n_reps"] if "n_reps" in ev.columns else [])]:
         col = ev[name]
         if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             bad = pd.to_numeric(col, errors="coerce").isna() & col.notna()
             k = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
             raise InputError(f"{where}: column {name!r} must be numeric; got {_py(col.iloc[k])!r} at line {k + 2}.")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _same_info(a: dict, b: dict) -> bool:
+    """``a == b`` for ``info`` dicts, also when they hold arrays (compared by their JSON text)."""
+    try:
+        return bool(a == b)
+    except (ValueError, TypeError):
+        return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
 def _py(value):

@@ -21,6 +21,13 @@ MIN_SUCCESS = 1e-4
 MAX_COUNT = 2**32 - 1
 #: largest t_ur whose throughput deadline 4·t_ur is a finite float
 MAX_T_UR = sys.float_info.max / 4
+#: bounds of ours on values no run can use: beyond them costs overflow (standard errors become
+#: inf) or the simulator's per-replication state (a few arrays of #ur entries) takes gigabytes
+MAX_UNRELIABLE = 10**6
+MAX_TASKS = 10**6  # a bag of 10**6 tasks takes seconds per replication; 10**7 exceeds the instance cap
+MAX_TIME = 1e9  # s (about 32 years): t_ur, t_r
+MAX_CHARGING_PERIOD = 365 * 86400.0  # s (a year)
+MAX_RATE = 1e6  # cents/s: c_ur, c_r
 
 
 def n_reliable_machines(mr: float, n_unreliable: int) -> int:
@@ -62,6 +69,10 @@ class Environment:
     Notes
     -----
     The throughput phase uses no replication and the deadline ``throughput_deadline`` = 4·t_ur.
+
+    Bounds of ours on values no run can use (beyond them costs overflow to inf, or the simulator's
+    per-machine state takes gigabytes): ``n_tasks`` and ``n_unreliable`` <= 10**6, ``t_ur`` and ``t_r`` <= 1e9 s,
+    ``c_ur`` and ``c_r`` <= 1e6 cents/s, ``charging_period_r`` <= one year (31,536,000 s).
     """
 
     n_tasks: int
@@ -77,15 +88,23 @@ class Environment:
     def __post_init__(self):
         object.__setattr__(self, "n_tasks", _count("n_tasks", self.n_tasks))
         object.__setattr__(self, "n_unreliable", _count("n_unreliable", self.n_unreliable))
+        if self.n_tasks > MAX_TASKS:
+            raise InputError(f"'n_tasks' must be an integer in [1, {MAX_TASKS:,}] (ours: larger bags exceed "
+                             f"the simulator's safety cap on instances); got {self.n_tasks}.")
+        if self.n_unreliable > MAX_UNRELIABLE:
+            raise InputError(f"'n_unreliable' must be an integer in [1, {MAX_UNRELIABLE:,}] (ours: the "
+                             f"simulator keeps per-machine state); got {self.n_unreliable}.")
         check_number("t_ur", self.t_ur, low=0, low_open=True)
         if self.t_ur > MAX_T_UR:
             raise InputError(f"'t_ur' must be at most {MAX_T_UR:g} (the throughput deadline 4·t_ur "
                              f"must be a finite number); got {self.t_ur}.")
-        check_number("t_r", self.t_r, low=0, low_open=True)
-        check_number("c_ur", self.c_ur, low=0)
-        check_number("c_r", self.c_r, low=0)
+        check_number("t_ur", self.t_ur, low=0, high=MAX_TIME, low_open=True)
+        check_number("t_r", self.t_r, low=0, high=MAX_TIME, low_open=True)
+        check_number("c_ur", self.c_ur, low=0, high=MAX_RATE)
+        check_number("c_r", self.c_r, low=0, high=MAX_RATE)
         check_number("mr_max", self.mr_max, low=0)
-        check_number("charging_period_r", self.charging_period_r, low=0, low_open=True)
+        check_number("charging_period_r", self.charging_period_r, low=0, high=MAX_CHARGING_PERIOD,
+                     low_open=True)
         if not isinstance(self.turnaround, TurnaroundModel):
             raise TypeError(
                 f"'turnaround' must be a TurnaroundModel; got {type(self.turnaround).__name__}."

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import check_lines, read_bytes
 from mopt.core.random import SeedLike, replication_keys, resolve_seed
 from mopt.expert.environment import Environment
 from mopt.expert.turnaround import TurnaroundModel
@@ -92,17 +93,16 @@ class ThroughputLog:
             name = os.fspath(path)
         except TypeError:
             raise TypeError(f"'path' must be a file path; got {type(path).__name__}.") from None
+        if not os.path.lexists(name):
+            raise InputError(f"throughput log {name!r} does not exist.")
+        if os.path.isdir(name):
+            raise InputError(f"throughput log {name!r} is a directory; expected a CSV file.")
+        raw = read_bytes(name, "throughput log")  # a regular file, bounded in size and line length
+        check_lines(raw, "throughput log", name)
         try:
-            with open(path, encoding="utf-8-sig", newline="") as f:
-                text = f.read()
-        except FileNotFoundError:
-            raise InputError(f"throughput log {name!r} does not exist.") from None
-        except IsADirectoryError:
-            raise InputError(f"throughput log {name!r} is a directory; expected a CSV file.") from None
+            text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InputError(f"throughput log {name!r} is not UTF-8 text (byte {exc.start}).") from None
-        except OSError as exc:
-            raise InputError(f"throughput log {name!r} cannot be read ({exc.strerror or exc}).") from None
         header, rows, lines = None, [], []
         reader = csv.reader(text.splitlines(keepends=True), skipinitialspace=True, strict=True)
         try:

@@ -21,11 +21,37 @@ from mopt.core.result import Result, summarise
 __all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility", "progress_bar"]
 
 
+class _Column:
+    """Read-only view of one statistic of a :class:`SearchState`: ``state.count[indices]``.
+
+    Only indexing works (by a design index or an array of them); whole-space operations such as
+    ``state.count != x`` raise instead of silently comparing an object, since the state holds only
+    the designs simulated so far (see :meth:`SearchState.sampled`).
+    """
+
+    __array_ufunc__ = None  # numpy defers to __eq__/__ne__ below, which refuse
+    __hash__ = None
+
+    def __init__(self, state: SearchState, name: str):
+        self._state, self._name = state, name
+
+    def __getitem__(self, indices):
+        return self._state._get(self._name, indices)
+
+    def _refuse(self, *_):
+        raise TypeError(f"SearchState.{self._name} holds only the simulated designs: index it with design "
+                        f"indices (e.g. state.{self._name}[state.sampled()]).")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __array__ = __len__ = __iter__ = _refuse
+
+
 @dataclass
 class SearchState:
     """What a method sees: the problem, the budget, its own Generator and every replication so far.
 
-    ``count``, ``mean`` and ``var`` (per design; NaN where not simulated, ``var`` with ddof=1 and NaN
+    Statistics are kept only for the designs simulated so far (never one entry per design of the
+    space, which may hold billions): ``count[i]``, ``mean[i]`` and ``var[i]`` (indexed by a design
+    index or an array of them; 0 / NaN for designs never simulated, ``var`` with ddof=1 and NaN
     below two replications) are kept up to date by :meth:`record`, so that methods never recompute
     statistics of designs that got nothing new.  ``budget_given`` tells whether the user set the
     budget or the method's default was used.
@@ -39,50 +65,90 @@ class SearchState:
     spent: int = 0
 
     def __post_init__(self):
-        k, m = self.problem.n_designs, self.problem.n_obj
-        self.count = np.zeros(k, dtype=np.int64)
-        self.mean = np.full((k, m), np.nan)
-        self.var = np.full((k, m), np.nan)
+        m = self.problem.n_obj
+        # the simulated designs in increasing order, and their statistics in the same order
+        self._keys = np.empty(0, dtype=np.int64)
+        self._stats = {"count": np.empty(0, dtype=np.int64), "mean": np.empty((0, m)), "var": np.empty((0, m))}
+        self.count, self.mean, self.var = _Column(self, "count"), _Column(self, "mean"), _Column(self, "var")
 
     @property
     def remaining(self) -> int:
         return self.budget - self.spent
 
     def n_reps(self, i: int) -> int:
-        return int(self.count[int(i)])
+        return int(self._get("count", int(i)))
+
+    def _find(self, indices) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of ``indices`` (1-D int64) among the simulated designs, and which are there."""
+        pos = np.searchsorted(self._keys, indices)
+        found = pos < len(self._keys)
+        found[found] = self._keys[pos[found]] == indices[found]
+        return pos, found
+
+    def _get(self, name: str, indices):
+        scalar = np.ndim(indices) == 0
+        idx = np.atleast_1d(np.asarray(indices, dtype=np.int64))
+        table = self._stats[name]
+        pos, found = self._find(idx)
+        out = np.zeros((len(idx), *table.shape[1:]), dtype=table.dtype) if name == "count" else \
+            np.full((len(idx), *table.shape[1:]), np.nan)
+        out[found] = table[pos[found]]
+        return out[0] if scalar else out
+
+    def _set(self, indices: np.ndarray, count, mean, var) -> None:
+        """Store the statistics of ``indices`` (unique), adding the designs not simulated before."""
+        pos, found = self._find(indices)
+        if found.all():
+            for name, values in (("count", count), ("mean", mean), ("var", var)):
+                self._stats[name][pos] = values
+            return
+        keys = np.concatenate([self._keys, indices[~found]])
+        order = np.argsort(keys, kind="stable")
+        self._keys = keys[order]
+        for name, values in (("count", count), ("mean", mean), ("var", var)):
+            table = self._stats[name]
+            values = np.broadcast_to(values, (len(indices), *table.shape[1:]))
+            table[pos[found]] = values[found]
+            self._stats[name] = np.concatenate([table, values[~found]])[order]
+
+    def _append(self, i: int, values: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        """Append ``values`` to design ``i``'s samples; its new count, mean and variance."""
+        old = self.samples.get(i)
+        s = values if old is None else np.concatenate([old, values])
+        self.samples[i] = s
+        var = s.var(axis=0, ddof=1) if len(s) > 1 else np.full(s.shape[1], np.nan)
+        return len(s), s.mean(axis=0), var
 
     def record(self, i: int, values: np.ndarray) -> None:
         """Append replications ``values`` (n, n_obj) of design ``i`` and update its statistics."""
         i = int(i)
-        old = self.samples.get(i)
-        s = values if old is None else np.concatenate([old, values])
-        self.samples[i] = s
-        self.count[i] = len(s)
-        self.mean[i] = s.mean(axis=0)
-        self.var[i] = s.var(axis=0, ddof=1) if len(s) > 1 else np.nan
+        count, mean, var = self._append(i, values)
+        self._set(np.array([i], dtype=np.int64), count, mean, var)
 
     def record_group(self, indices, values: np.ndarray) -> None:
-        """Record ``values[k]`` (n, n_obj) for each design ``indices[k]``; designs simulated for the
-        first time are handled in one vectorised step."""
+        """Record ``values[k]`` (n, n_obj) for each design ``indices[k]`` (distinct); designs
+        simulated for the first time are handled in one vectorised step."""
         indices = np.asarray(indices, dtype=np.int64)
-        new = self.count[indices] == 0
+        new = ~self._find(indices)[1]
         if new.any() and values.shape[1] > 0:
             idx, vals = indices[new], values[new]
             for i, v in zip(idx.tolist(), vals, strict=True):
                 self.samples[i] = v
-            self.count[idx] = vals.shape[1]
-            self.mean[idx] = vals.mean(axis=1)
-            self.var[idx] = vals.var(axis=1, ddof=1) if vals.shape[1] > 1 else np.nan
-        for k in np.flatnonzero(~new):
-            self.record(indices[k], values[k])
+            self._set(idx, vals.shape[1], vals.mean(axis=1),
+                      vals.var(axis=1, ddof=1) if vals.shape[1] > 1 else np.nan)
+        old = np.flatnonzero(~new)
+        if len(old):  # each design's statistics from its own samples, stored at once
+            stats = [self._append(int(indices[k]), values[k]) for k in old]
+            self._set(indices[old], np.array([c for c, _, _ in stats], dtype=np.int64),
+                      np.array([m for _, m, _ in stats]), np.array([v for _, _, v in stats]))
 
     def sampled(self) -> np.ndarray:
         """Indices of the designs simulated so far (sorted)."""
-        return np.flatnonzero(self.count)
+        return self._keys[self._stats["count"] > 0].copy()
 
     def means(self, indices) -> np.ndarray:
         """Objective means of ``indices`` (shape (len, n_obj)); NaN for designs never simulated."""
-        return self.mean[np.asarray(indices, dtype=np.int64)]
+        return self._get("mean", np.asarray(indices, dtype=np.int64).reshape(-1))
 
 
 class Solver:
@@ -103,6 +169,8 @@ class Solver:
             known = ", ".join(sorted(self.defaults)) or "none"
             raise InputError(f"unknown option {unknown[0]!r} for method {self.name!r}; options are: {known}.")
         self.options = {**self.defaults, **options}
+        #: the options the user gave (not defaulted)
+        self.given = frozenset(options)
 
     def _default_budget(self, problem) -> int:
         raise NotImplementedError
@@ -142,17 +210,27 @@ def requests(indices, add) -> list[tuple[np.ndarray, int]]:
 
 def _plan(state: SearchState, requests) -> list[tuple[np.ndarray, np.ndarray]]:
     """The replications a round asks for, as groups ``(designs, replication indices)``: each design
-    continues from the replications it has (a design named in several requests gets their sum)."""
-    add: dict[int, int] = {}
+    continues from the replications it has (a design named in several requests gets their sum;
+    groups ordered by (replications it has, replications to add), designs sorted in each)."""
+    ids, adds = [], []
     for idx, n in requests:
-        for i in np.unique(np.asarray(idx, dtype=np.int64)):
-            add[int(i)] = add.get(int(i), 0) + int(n)
-    by_key: dict[tuple[int, int], list[int]] = {}
-    for i, n in add.items():
-        if n > 0:
-            by_key.setdefault((state.n_reps(i), n), []).append(i)
-    return [(np.array(sorted(group), dtype=np.int64), np.arange(have, have + n, dtype=np.int64))
-            for (have, n), group in sorted(by_key.items())]
+        u = np.unique(np.asarray(idx, dtype=np.int64))  # a design named twice in one request: once
+        ids.append(u)
+        adds.append(np.full(len(u), int(n), dtype=np.int64))
+    if not ids:
+        return []
+    designs, inverse = np.unique(np.concatenate(ids), return_inverse=True)
+    add = np.zeros(len(designs), dtype=np.int64)
+    np.add.at(add, inverse.reshape(-1), np.concatenate(adds))
+    keep = add > 0
+    designs, add = designs[keep], add[keep]
+    have = state.count[designs]
+    order = np.lexsort((designs, add, have))
+    designs, add, have = designs[order], add[order], have[order]
+    cut = np.flatnonzero((np.diff(have) != 0) | (np.diff(add) != 0)) + 1
+    return [(group, np.arange(h[0], h[0] + a[0], dtype=np.int64))
+            for group, h, a in zip(np.split(designs, cut), np.split(have, cut), np.split(add, cut), strict=True)
+            if len(group)]
 
 
 def _open_journal(journal, problem, seed):

@@ -126,11 +126,12 @@ class MOCBA(Sequential):
     O(n_designs²), so very many small rounds are slow on large spaces).
 
     The default budget is exhaustive's (``n_designs × n_reps``).  The observed Pareto set is
-    ``Result.front``.
+    ``Result.front``.  ``sample`` (None: every design) allocates over that many designs drawn
+    uniformly instead (see :class:`~mopt.solvers.ocba.Sequential`).
     """
 
     name = "mocba"
-    defaults = {"n0": None, "delta": None}
+    defaults = {"n0": None, "delta": None, "sample": None}
 
     def _delta(self, problem, budget=None):
         d = self.options["delta"]
@@ -139,21 +140,22 @@ class MOCBA(Sequential):
         if budget is None:
             return 10
         # about 25 rounds: each round costs O(n_designs²) to allocate
-        return max(10, math.ceil((budget - self._n0(problem, budget) * problem.n_designs) / 25))
+        return max(10, math.ceil((budget - self._n0(problem, budget) * self._k(problem)) / 25))
 
     def _ask(self, state: SearchState):
         problem = state.problem
-        k = problem.n_designs
         if state.spent == 0:
             self._rounds = 0
-            return [(np.arange(k), self._n0(problem, state.budget))]
+            self._designs = self._candidates(state)
+            return [(self._designs, self._n0(problem, state.budget))]
         add = min(self._delta(problem, state.budget), state.remaining)
         if add <= 0:
             return []
         self._rounds += 1
-        return requests(np.arange(k), mocba_allocation(state.mean, state.var, state.count, add))
+        d = self._designs
+        return requests(d, mocba_allocation(state.mean[d], state.var[d], state.count[d], add))
 
     def _info(self, state: SearchState):
         problem, budget = state.problem, state.budget
         return {"n0": self._n0(problem, budget), "delta": self._delta(problem, budget),
-                "rounds": int(self._rounds)}
+                "rounds": int(self._rounds), **self._sample_info()}

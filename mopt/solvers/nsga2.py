@@ -28,6 +28,7 @@ from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.pareto import pareto_mask
 from mopt.core.problem import MAX_REPS, check_reps
+from mopt.core.space import ENUMERATION_LIMIT
 from mopt.solvers.base import SearchState, Solver, requests
 
 __all__ = ["NSGA2", "rank_and_crowding", "sbx_integer", "mutate_integer"]
@@ -222,6 +223,10 @@ class NSGA2(Solver):
 
     def _default_budget(self, problem) -> int:
         low = self._min_budget(problem)  # validates the options (and the problem's n_reps)
+        if problem.n_designs > ENUMERATION_LIMIT:
+            raise InputError(f"'budget' must be given for method 'nsga2' on a space of {problem.n_designs:,} "
+                             f"designs (its default, 25 % of exhaustive search's, is for spaces of at most "
+                             f"{ENUMERATION_LIMIT:,} designs: mopt.core.space.ENUMERATION_LIMIT).")
         return max(math.ceil(0.25 * problem.n_designs * problem.n_reps), low)
 
     # -- the generation loop -----------------------------------------------------------------
@@ -234,7 +239,7 @@ class NSGA2(Solver):
     def _ask(self, state: SearchState):
         problem = state.problem
         if state.spent == 0:
-            self._pop = state.rng.choice(problem.n_designs, size=self._pop_size(problem), replace=False)
+            self._pop = problem.sample_designs(state.rng, self._pop_size(problem))
             self._offspring = np.empty(0, dtype=np.int64)
             self._generation, self._r = 0, self._reps(problem)[0]
             return [(self._pop, self._r)]

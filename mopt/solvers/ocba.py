@@ -20,6 +20,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int
 from mopt.core.problem import check_reps
+from mopt.core.space import check_enumerable
 from mopt.solvers.base import SearchState, Solver, requests, resolve_utility, utility_scores
 
 __all__ = ["OCBA", "ocba_ratios", "ocba_allocation", "allocate", "largest_remainder"]
@@ -143,25 +144,28 @@ def ocba_allocation(means, variances, budget, current=None, *, integer: bool = T
 
 
 class ScoreStats:
-    """Per-design mean and variance of a utility's per-replication scores, updated incrementally."""
+    """Per-design mean and variance of a utility's per-replication scores, updated incrementally,
+    for the candidate ``designs`` (entry ``k`` is design ``designs[k]``)."""
 
-    def __init__(self, problem, utility):
+    def __init__(self, problem, utility, designs: np.ndarray):
         self.problem = problem
         self.utility = utility
-        n = problem.n_designs
+        self.designs = designs
+        n = len(designs)
         self.n = np.zeros(n, dtype=np.int64)
         self.mean = np.full(n, np.nan)   # utility of the objective means
         self.var = np.full(n, np.nan)    # sample variance of the per-replication scores
         self.cap = 0.0
 
     def update(self, state: SearchState) -> None:
-        stale = np.flatnonzero(state.count != self.n)
+        counts = state.count[self.designs]
+        stale = np.flatnonzero(counts != self.n)
         if not len(stale):
             return
-        counts = state.count[stale]
+        counts, designs = counts[stale], self.designs[stale]
         per_rep = utility_scores(self.problem, self.utility,
-                                 np.concatenate([state.samples[int(i)] for i in stale]))
-        means = utility_scores(self.problem, self.utility, state.mean[stale])
+                                 np.concatenate([state.samples[int(i)] for i in designs]))
+        means = utility_scores(self.problem, self.utility, state.mean[designs])
         finite = per_rep[np.isfinite(per_rep)]
         # an infinite per-replication score (e.g. over a budget) counts as the worst finite one seen
         self.cap = max(self.cap, finite.max()) if finite.size else self.cap
@@ -176,30 +180,52 @@ class ScoreStats:
 
 
 class Sequential(Solver):
-    """What OCBA and MOCBA share: ``n0`` replications of every design, then rounds of ``delta``.
+    """What OCBA and MOCBA share: ``n0`` replications of every candidate design, then rounds of
+    ``delta``.
 
+    The candidates are every design, or with the option ``sample`` that many designs drawn
+    uniformly (the way to search a space above :data:`~mopt.core.space.ENUMERATION_LIMIT`
+    designs, which is refused otherwise); ``n_designs`` below means the number of candidates.
     ``n0`` None (the default) means: half of the budget for the first stage, between 2 and 10
     replications per design (Chen & Lee suggest 5 to 20; fewer leave room for allocation on large
     spaces).  The default budget is exhaustive's (``n_designs × n_reps``), so that they compare at
     equal cost.
     """
 
+    def _k(self, problem) -> int:
+        """The number of candidate designs."""
+        sample = self.options["sample"]
+        if sample is None:
+            check_enumerable(self.name, problem.n_designs, "allocates over every design")
+            return problem.n_designs
+        return check_int("sample", sample, low=1, high=problem.n_designs)
+
+    def _candidates(self, state: SearchState) -> np.ndarray:
+        problem = state.problem
+        if self.options["sample"] is None:
+            return np.arange(problem.n_designs)
+        return np.sort(problem.sample_designs(state.rng, self._k(problem)))
+
     def _n0(self, problem, budget=None) -> int:
         n0 = self.options["n0"]
         if n0 is not None:
             return check_reps("n0", n0, low=2)
+        k = self._k(problem)
         if budget is None:
-            budget = problem.n_designs * check_reps("n_reps", problem.n_reps)
-        return int(min(10, max(2, budget // (2 * problem.n_designs))))
+            budget = k * check_reps("n_reps", problem.n_reps)
+        return int(min(10, max(2, budget // (2 * k))))
 
     def _default_budget(self, problem):
         low = self._min_budget(problem)
-        return max(problem.n_designs * check_reps("n_reps", problem.n_reps), low)
+        return max(self._k(problem) * check_reps("n_reps", problem.n_reps), low)
 
     def _min_budget(self, problem):
         self._delta(problem, None)
         n0 = self.options["n0"]
-        return (2 if n0 is None else self._n0(problem)) * problem.n_designs
+        return (2 if n0 is None else self._n0(problem)) * self._k(problem)
+
+    def _sample_info(self) -> dict:
+        return {} if self.options["sample"] is None else {"sample": int(len(self._designs))}
 
     def _delta(self, problem, budget) -> int:
         raise NotImplementedError
@@ -210,16 +236,17 @@ class OCBA(Sequential):
 
     Options: ``n0`` initial replications per design (≥ 2, to estimate variances; None: see
     :class:`Sequential`), ``delta`` replications per round (None: max(10, n_designs // 10)),
-    ``utility`` (None: the objective, or the product of all objectives).  ``info["best"]`` is the
+    ``utility`` (None: the objective, or the product of all objectives), ``sample`` (None: every
+    design; else that many drawn uniformly, see :class:`Sequential`).  ``info["best"]`` is the
     design selected (lowest utility of the means).
     """
 
     name = "ocba"
-    defaults = {"n0": None, "delta": None, "utility": None}
+    defaults = {"n0": None, "delta": None, "utility": None, "sample": None}
 
     def _delta(self, problem, budget=None):
         d = self.options["delta"]
-        return max(10, problem.n_designs // 10) if d is None else check_reps("delta", d)
+        return max(10, self._k(problem) // 10) if d is None else check_reps("delta", d)
 
     def _min_budget(self, problem):
         resolve_utility(problem, self.options["utility"])
@@ -228,17 +255,19 @@ class OCBA(Sequential):
     def _ask(self, state: SearchState):
         problem = state.problem
         if state.spent == 0:
-            self._stats = ScoreStats(problem, resolve_utility(problem, self.options["utility"]))
-            return [(np.arange(problem.n_designs), self._n0(problem, state.budget))]
+            self._designs = self._candidates(state)
+            self._stats = ScoreStats(problem, resolve_utility(problem, self.options["utility"]), self._designs)
+            return [(self._designs, self._n0(problem, state.budget))]
         add = min(self._delta(problem), state.remaining)
         if add <= 0:
             return []
         self._stats.update(state)
         s = self._stats
-        return requests(np.arange(problem.n_designs), ocba_allocation(s.mean, s.var, add, current=s.n))
+        return requests(self._designs, ocba_allocation(s.mean, s.var, add, current=s.n))
 
     def _info(self, state: SearchState):
         self._stats.update(state)
         mean = np.where(np.isfinite(self._stats.mean), self._stats.mean, np.inf)
-        return {"utility": str(self._stats.utility), "best": int(np.argmin(mean)),
-                "n0": self._n0(state.problem, state.budget), "delta": self._delta(state.problem)}
+        return {"utility": str(self._stats.utility), "best": int(self._designs[np.argmin(mean)]),
+                "n0": self._n0(state.problem, state.budget), "delta": self._delta(state.problem),
+                **self._sample_info()}

@@ -1,7 +1,7 @@
 """Ordinal optimisation, horse-race selection (Ho, Zhao & Jia 2007; Zhang et al. 2014, §II.B).
 
-A rough model (``n_rough`` replications) orders ``u`` designs — all of them, or a uniform sample of
-a fraction ``alpha`` — and the top ``s`` of that rough order are re-estimated with the accurate
+A rough model (``n_rough`` replications) orders ``u`` designs — all of them, or a uniform sample (a
+fraction ``alpha``, or ``sample`` designs, the way to search a space too large to enumerate) — and the top ``s`` of that rough order are re-estimated with the accurate
 model (``n_accurate`` replications in all, the rough ones reused).  With one objective, or with a
 ``utility``, the rough order is by score; with several objectives it is by non-dominated rank (the
 rough front first, then the next layer, ...), the last layer that fits being cut by crowding
@@ -23,6 +23,7 @@ from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.problem import check_reps
+from mopt.core.space import check_enumerable
 from mopt.solvers.base import SearchState, Solver, resolve_utility, utility_scores
 
 __all__ = ["OO", "rough_order"]
@@ -75,6 +76,10 @@ class OO(Solver):
     alpha : float in (0, 1], default 1
         Fraction of the designs the rough model orders (a uniform sample when < 1).  A budget too
         small for the rough model over all of them shrinks the sample.
+    sample : int or None
+        Instead of ``alpha``, the number of designs the rough model orders (a uniform sample; with
+        no ``s`` and no budget, ``s`` is 5 % of it).  A space above
+        :data:`~mopt.core.space.ENUMERATION_LIMIT` designs needs ``sample`` (or a tiny ``alpha``).
     utility : None, objective name or callable
         Rank by this score instead of by non-dominated rank.
     truth : array (n_designs, n_obj) or None, and g : int or None
@@ -83,7 +88,7 @@ class OO(Solver):
 
     name = "oo"
     defaults = {"n_rough": 2, "n_accurate": None, "s": None, "alpha": 1.0, "utility": None,
-                "truth": None, "g": None}
+                "truth": None, "g": None, "sample": None}
 
     # -- options ----------------------------------------------------------------------------------
     def _reps(self, problem):
@@ -101,8 +106,17 @@ class OO(Solver):
         return n_rough, n_acc
 
     def _u_max(self, problem):
-        alpha = check_number("alpha", self.options["alpha"], low=0, high=1, low_open=True)
-        return max(1, math.ceil(alpha * problem.n_designs))
+        if self.options["sample"] is not None:
+            if "alpha" in self.given:
+                raise InputError("give 'alpha' (a fraction of the designs) or 'sample' (a number of them), "
+                                 "not both.")
+            u = check_int("sample", self.options["sample"], low=1, high=problem.n_designs)
+        else:
+            alpha = check_number("alpha", self.options["alpha"], low=0, high=1, low_open=True)
+            u = max(1, math.ceil(alpha * problem.n_designs))
+        check_enumerable(self.name, u, "orders every design with its rough model" if u == problem.n_designs
+                         else "orders ceil(alpha·n_designs) designs with its rough model")
+        return u
 
     def _s(self, problem):
         s = self.options["s"]
@@ -111,7 +125,8 @@ class OO(Solver):
         s = check_int("s", s, low=1)
         u = self._u_max(problem)
         if s > u:
-            where = f"n_designs={problem.n_designs}" if u == problem.n_designs else f"alpha·n_designs={u}"
+            where = (f"n_designs={problem.n_designs}" if u == problem.n_designs else
+                     f"sample={u}" if self.options["sample"] is not None else f"alpha·n_designs={u}")
             raise InputError(f"'s' must be <= {where} (the designs the rough model orders); got {s}.")
         return s
 
@@ -134,7 +149,8 @@ class OO(Solver):
         u_max, s = self._u_max(problem), self._s(problem)
         extra = n_acc - n_rough
         if budget is None:
-            s = s or max(1, math.ceil(0.05 * problem.n_designs))
+            base = u_max if self.options["sample"] is not None else problem.n_designs
+            s = s or max(1, math.ceil(0.05 * base))
             return u_max, min(s, u_max)
         s_need = s or 1
         if budget < s_need * n_acc:
@@ -180,7 +196,7 @@ class OO(Solver):
             if u == problem.n_designs:
                 self._rough = np.arange(u)
             else:
-                self._rough = np.sort(state.rng.choice(problem.n_designs, size=u, replace=False))
+                self._rough = np.sort(problem.sample_designs(state.rng, u))
             self._selected = None
             return [(self._rough, n_rough)]
         if self._selected is not None:

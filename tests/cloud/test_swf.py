@@ -477,3 +477,44 @@ def test_fuzz_valid_files_read_exactly(fuzz_path, base, crlf):
     assert df.to_numpy().tolist() == records
     raw = _read_bytes(str(fuzz_path))
     np.testing.assert_array_equal(_parse_slow(_decode(raw, "x"), "x"), np.array(records, float))
+
+
+# -- issue 14, finding 1: long plain numbers, lone CR line ends --------------------------------
+LONG_NUMBER = st.builds(
+    lambda sign, digits, point: sign + digits[: point] + ("." + digits[point:] if point < len(digits) else ""),
+    st.sampled_from(["", "+", "-"]), st.text("0123456789", min_size=300, max_size=400), st.integers(300, 400),
+)
+
+
+@settings(FUZZ, max_examples=40)
+@given(valid_lines(), st.data(), tokens_with_one_bad(LONG_NUMBER))
+def test_fuzz_long_plain_number(fuzz_path, base, data, bad):
+    """A field of 300-400 digits without an exponent: read as its float64 value when that is
+    finite (fewer than 309 integer digits after leading zeros), else refused naming the line and
+    the field as out of range (it was read as inf and accepted)."""
+    lines, _ = base
+    line, field = bad
+    token = line.split()[field]
+    position = data.draw(st.integers(0, len(lines)))
+    if np.isfinite(float(token)):
+        lines.insert(position, line)
+        fuzz_path.write_text("\n".join(lines) + "\n")
+        df = read_swf(fuzz_path)
+        assert float(token) in df[SWF_COLUMNS[field]].to_numpy(dtype=float)
+    else:
+        _check_bad(fuzz_path, lines, position, line, f"field {field + 1} ({SWF_COLUMNS[field]!r}) is out of range")
+
+
+@settings(FUZZ, max_examples=30)
+@given(valid_lines())
+def test_fuzz_lone_cr_line_ends_read_as_lines(fuzz_path, base):
+    """Old-Mac line ends (CR only) read exactly as LF ones: the header and every record."""
+    lines, records = base
+    fuzz_path.write_bytes("\n".join(lines).encode())
+    header = read_swf(fuzz_path).attrs["header"]
+    fuzz_path.write_bytes("\r".join(lines).encode())
+    df = read_swf(fuzz_path)
+    assert df.to_numpy().tolist() == records
+    assert df.attrs["header"] == header
+    if "; MaxProcs: 128" in lines:
+        assert df.attrs["header"]["MaxProcs"].split("\n")[0] == "128"  # a repeated key keeps each value

@@ -80,3 +80,23 @@ class TestHypervolume:
 
     def test_empty_is_zero(self):
         assert hypervolume(np.empty((0, 2)), ref=[1, 1]) == 0.0
+
+
+class TestHypervolumeInput:
+    @pytest.mark.parametrize("F,ref,fragment", [
+        ([1, 2], [3, 3], r"'F' must be a 2-d array.*got shape \(2,\)"),  # one point given as a flat vector
+        ([[1, 2, 3]], [3, 3], r"'F' must be a 2-d array, one row of 2 .*got shape \(1, 3\)"),
+        ([[1, nan]], [3, 3], "'F' must not hold NaN"),
+        ([[1, 2]], [[3, 3]], r"'ref' must be a 1-d array.*got shape \(1, 2\)"),
+        ([[1, 2]], "ab", "'ref' must be an array of numbers"),
+        ([["x", 2]], [3, 3], "'F' must be an array of numbers"),
+    ])
+    def test_bad_input_names_the_parameter(self, F, ref, fragment):
+        from mopt import InputError
+
+        with pytest.raises(InputError, match=fragment):
+            hypervolume(F, ref)
+
+    def test_one_point_as_a_row(self):
+        # the box from (1, 2) to (3, 3): 2 x 1
+        assert hypervolume([[1, 2]], [3, 3]) == 2.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -121,6 +122,50 @@ class TestBest:
     def test_not_callable_raises(self, hand_result):
         with pytest.raises(TypeError, match="'utility'"):
             hand_result.best("product")
+
+    def test_values_keep_their_types(self, hand_result):
+        # a row of mixed columns is not upcast to float: the design index is an int
+        best = hand_result.best(utility.product("makespan", "cost"))
+        assert type(best["design"]) is int and type(best["n_reps"]) is int
+        assert type(best["makespan"]) is float and best["N"] == 0.0
+        assert best.name == 0  # the row's label in evaluations
+
+
+class TestEquality:
+    def test_equal_fields_are_equal_and_hash_alike(self):
+        a, b = make_result([3.0, 1.0], [1.0, math.nan]), make_result([3.0, 1.0], [1.0, math.nan])
+        assert a == b and not (a != b)  # NaN cells compare equal (same missing value)
+        assert hash(a) == hash(b)
+        assert len({a, b}) == 1 and {a: "x"}[b] == "x"
+        assert a != "exhaustive"  # another type: not equal (no error)
+
+    @pytest.mark.parametrize("change", [
+        {"method": "ocba"}, {"seed": 4}, {"n_evals": 21}, {"objectives": ("cost", "makespan")},
+        {"info": {"budget": 21}},
+    ])
+    def test_a_different_field_is_unequal(self, change):
+        a = make_result([3.0, 1.0], [1.0, 2.0])
+        assert a != dataclasses.replace(a, **change)
+
+    def test_different_evaluations_are_unequal(self):
+        a = make_result([3.0, 1.0], [1.0, 2.0])
+        assert a != make_result([3.0, 1.5], [1.0, 2.0])  # one value
+        assert a != make_result([3.0, 1.0], [1.0, 2.0], N=[1.0, 2.0])  # one more column
+        # same numbers, another dtype of 'design' (float instead of int): not the same table
+        ev = a.evaluations.assign(design=a.evaluations["design"].astype(float))
+        assert a != dataclasses.replace(a, evaluations=ev)
+
+    def test_info_with_arrays_compares(self):
+        a = make_result([3.0], [1.0])
+        x, y = dataclasses.replace(a, info={"v": np.arange(3)}), dataclasses.replace(a, info={"v": np.arange(3)})
+        assert x == y and x != dataclasses.replace(a, info={"v": np.arange(4)})
+
+    def test_a_solve_rerun_is_equal(self):
+        import mopt
+
+        problem = mopt.NormalProblem([[1, 5], [2, 2], [5, 1]])
+        assert mopt.solve(problem, "exhaustive", seed=2) == mopt.solve(problem, "exhaustive", seed=2)
+        assert mopt.solve(problem, "exhaustive", seed=2) != mopt.solve(problem, "exhaustive", seed=3)
 
 
 class TestCsv:
@@ -274,7 +319,9 @@ def test_read_csv_validates_the_evaluations_columns(hand_result, tmp_path, chang
 def test_read_csv_unreadable_evaluations_name_the_file(hand_result, tmp_path, content):
     hand_result.to_csv(tmp_path)
     (tmp_path / "evaluations.csv").write_bytes(content)
-    with pytest.raises(InputError, match=r"evaluations\.csv'?: malformed mopt result evaluations"):
+    # not UTF-8: the line is named too
+    with pytest.raises(InputError, match=r"evaluations\.csv'?(, line 1)?: (malformed|cannot read the) mopt "
+                                         r"result evaluations"):
         Result.read_csv(tmp_path)
 
 

@@ -1,0 +1,328 @@
+"""Bounded reading of input files: every file mopt reads goes through here.
+
+An input file (a scenario, a CSV of instances or of a throughput log, a result directory's files, an
+SWF trace) must be a regular file: a FIFO would block forever and ``/dev/zero`` would never end, so
+both are refused by name.  Its size (after gunzip, for a gzip-compressed trace) and its longest line
+are bounded, and so is the nesting of a TOML or JSON document, so a hostile or broken file ends in
+one :class:`~mopt.core.errors.InputError` naming the file and the limit instead of exhausting
+memory or the stack.
+
+The limits (ours) are generous for real inputs and can be raised through environment variables
+(an integer, optionally with a ``K``, ``M`` or ``G`` suffix of 1024, 1024², 1024³):
+
+=========================  ==============  ===================================================
+variable                   default         bounds
+=========================  ==============  ===================================================
+``MOPT_MAX_INPUT_BYTES``   512M            size of an input file (a trace after gunzip)
+``MOPT_MAX_LINE_BYTES``    1M              length of one line of a text input
+``MOPT_MAX_NESTING``       64              depth of nested arrays/tables (TOML, JSON)
+``MOPT_MAX_WORKERS``       4 × CPUs        ``--workers`` (local worker processes)
+=========================  ==============  ===================================================
+
+Examples
+--------
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "a.csv")
+>>> _ = open(path, "w").write("x,y\\n1,2\\n")
+>>> read_text(path, "CSV file")
+'x,y\\n1,2\\n'
+>>> read_text("/dev/zero", "scenario file")
+Traceback (most recent call last):
+...
+mopt.core.errors.InputError: scenario file '/dev/zero' is not a regular file (a character device); give a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import tomllib
+import zlib
+
+import numpy as np
+
+from mopt.core.errors import InputError, check_int
+
+__all__ = ["LIMITS", "limit", "read_bytes", "read_text", "read_toml", "read_json", "check_nesting",
+           "max_workers", "check_workers", "check_lines"]
+
+#: name -> (environment variable, default, what it bounds); the default of "workers" is per CPU
+LIMITS = {
+    "input_bytes": ("MOPT_MAX_INPUT_BYTES", 512 * 2**20, "the size of an input file"),
+    "line_bytes": ("MOPT_MAX_LINE_BYTES", 2**20, "the length of a line"),
+    "nesting": ("MOPT_MAX_NESTING", 64, "the nesting depth of arrays and tables"),
+    "workers": ("MOPT_MAX_WORKERS", 4, "the number of local worker processes"),
+}
+_SUFFIX = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+_GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 16 * 2**20
+
+
+def limit(name: str) -> int:
+    """The current value of the limit ``name`` (see :data:`LIMITS`), from its environment variable
+    if set.
+
+    Examples
+    --------
+    >>> limit("nesting")
+    64
+    """
+    var, default, _ = LIMITS[name]
+    text = os.environ.get(var, "").strip()
+    if name == "workers" and not text:
+        return default * (os.cpu_count() or 1)
+    if not text:
+        return default
+    unit = text[-1].upper() if text[-1].upper() in "KMG" else ""
+    digits = text[: len(text) - len(unit)].strip()
+    if not digits.isdigit() or int(digits) < 1:
+        raise InputError(f"the environment variable {var} must be a positive integer (optionally "
+                         f"with K, M or G); got {text!r}.")
+    return int(digits) * _SUFFIX[unit]
+
+
+def max_workers() -> int:
+    """The largest ``--workers`` accepted: ``MOPT_MAX_WORKERS``, default 4 × ``os.cpu_count()``."""
+    return limit("workers")
+
+
+def check_workers(name: str, value) -> int:
+    """A number of local worker processes: an integer in [1, :func:`max_workers`].
+
+    Examples
+    --------
+    >>> check_workers("--workers", 1)
+    1
+    >>> check_workers("--workers", 10**6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: '--workers' must be at most ...; got 1000000.
+    """
+    value = check_int(name, value, low=1)
+    cap = max_workers()
+    if value > cap:
+        var = LIMITS["workers"][0]
+        why = f"{var}" if os.environ.get(var, "").strip() else f"4 x {os.cpu_count() or 1} CPUs; set {var} to raise it"
+        raise InputError(f"'{name}' must be at most {cap} ({why}); got {value}.")
+    return value
+
+
+def _too_big(what: str, name: str, key: str, detail: str) -> InputError:
+    var = LIMITS[key][0]
+    return InputError(f"{what} {name!r} {detail}; the limit is {limit(key):,} bytes (set {var} to "
+                      "raise it).")
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_bytes(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> bytes:
+    """The bytes of the regular file ``path`` (``what`` names it in messages), at most
+    ``MOPT_MAX_INPUT_BYTES`` of them; with ``gunzip``, data starting with the gzip magic is
+    decompressed (within the same bound).
+
+    Raises
+    ------
+    InputError
+        Missing, unreadable or not a regular file (a directory, FIFO, device), too large, or
+        (``gunzip``) truncated or corrupt gzip data (naming the line where the damage starts).
+    """
+    name = os.fspath(path)
+    try:
+        st = os.stat(name)  # stat before open: opening a FIFO would block
+    except FileNotFoundError:
+        raise InputError(f"{what} {name!r} does not exist.") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {name!r} is not a regular file ({_kind(st.st_mode)}); give a file.")
+    cap = limit("input_bytes")
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced since the stat
+                raise InputError(f"{what} {name!r} is not a regular file; give a file.")
+            raw = f.read(cap + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
+    if len(raw) > cap:
+        raise _too_big(what, name, "input_bytes", "is too large")
+    if gunzip and raw[:2] == _GZIP_MAGIC:
+        raw = _gunzip(raw, what, name, cap)
+    return raw
+
+
+def _gunzip(raw: bytes, what: str, name: str, cap: int) -> bytes:
+    """Every gzip member of ``raw``, decompressed in chunks so that no more than ``cap`` bytes
+    are ever produced (a small file that inflates to gigabytes is refused early, holding at most
+    ``cap`` bytes)."""
+    parts: list[bytes] = []
+    size = lines_before = 0  # bytes so far; lines of the members before the current one
+    data = raw
+    while True:
+        member, first, inflate = data, len(parts), zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            while not inflate.eof:
+                chunk = inflate.decompress(data, min(_CHUNK, cap + 1 - size))
+                parts.append(chunk)
+                size += len(chunk)
+                if size > cap:
+                    raise _too_big(what, name, "input_bytes", "inflates beyond the size limit")
+                data = inflate.unconsumed_tail
+                if not data and not chunk:
+                    line = lines_before + sum(p.count(b"\n") for p in parts[first:]) + 1
+                    raise InputError(f"{name}, line {line}: the gzip data ends early (truncated file).")
+        except zlib.error as err:
+            line = lines_before + _partial(member).count(b"\n") + 1
+            raise InputError(f"{name}, line {line}: the gzip data is corrupt ({err}).") from None
+        lines_before += sum(p.count(b"\n") for p in parts[first:])
+        data = inflate.unused_data
+        if not data.strip(b"\0"):  # trailing zero padding is allowed, as gzip(1) allows it
+            return b"".join(parts)
+        if data[:2] != _GZIP_MAGIC:
+            raise InputError(f"{name}, line {lines_before + 1}: the gzip data is corrupt (trailing garbage).")
+
+
+def _partial(raw: bytes) -> bytes:
+    """What decompresses before the damage (to the byte) of a damaged gzip stream, to say which
+    line it is in (bounded by the size limit: only called after a chunk failed)."""
+    inflate, parts, pos, step = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS), [], 0, 1 << 16
+    size, bound = 0, limit("input_bytes")
+    while pos < len(raw) and not inflate.eof and size <= bound:
+        saved = inflate.copy()
+        try:
+            parts.append(inflate.decompress(raw[pos : pos + step], bound + 1 - size))
+            size += len(parts[-1])
+            pos += step
+        except zlib.error:
+            if step == 1:
+                break
+            inflate, step = saved, max(1, step // 16)
+    return b"".join(parts)
+
+
+def check_lines(raw: bytes, what: str, name: str) -> None:
+    """Refuse a text whose longest line exceeds ``MOPT_MAX_LINE_BYTES`` (naming the line).
+
+    Lines end at ``\\n`` or a lone ``\\r``.
+    """
+    cap = limit("line_bytes")
+    if len(raw) <= cap:
+        return
+    arr = np.frombuffer(raw, dtype=np.uint8)
+    ends = np.flatnonzero((arr == 10) | (arr == 13))
+    bounds = np.concatenate(([-1], ends, [len(raw)]))
+    lengths = np.diff(bounds) - 1
+    k = int(np.argmax(lengths))
+    if lengths[k] > cap:
+        before = arr[: bounds[k] + 1]  # line ends: \n, and \r not followed by \n
+        lone_cr = (before == 13) & (np.append(arr[1 : len(before) + 1], 0)[: len(before)] != 10)
+        line = int(np.count_nonzero(before == 10) + np.count_nonzero(lone_cr)) + 1
+        raise InputError(f"{name}, line {line}: the line is {int(lengths[k]):,} bytes long; the limit is "
+                         f"{cap:,} bytes (set {LIMITS['line_bytes'][0]} to raise it); is this the right "
+                         f"{what}?")
+
+
+def read_text(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> str:
+    """The UTF-8 text (a byte-order mark dropped) of the regular file ``path``, bounded in size
+    and line length (see :func:`read_bytes`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.toml")
+    >>> _ = open(path, "w").write("a = 1\\n")
+    >>> read_text(path, "scenario file")
+    'a = 1\\n'
+    """
+    name = os.fspath(path)
+    raw = read_bytes(path, what, gunzip=gunzip)
+    check_lines(raw, what, name)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise InputError(f"{name}, line {line}: cannot read the {what}: not UTF-8 text (byte "
+                         f"{raw[err.start]:#04x}).") from None
+
+
+def check_nesting(value, where: str) -> None:
+    """Refuse a parsed TOML/JSON value nested deeper than ``MOPT_MAX_NESTING`` (iteratively, so
+    the check itself never recurses).
+
+    Examples
+    --------
+    >>> check_nesting({"a": [[1]]}, "x.toml")
+    >>> check_nesting([[[[1]]]] , "x.json")  # doctest: +SKIP
+    """
+    cap = limit("nesting")
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > cap:
+            raise _deep(where, cap)
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+
+
+def _deep(where: str, cap: int) -> InputError:
+    return InputError(f"{where}: arrays or tables nested deeper than {cap} levels (set "
+                      f"{LIMITS['nesting'][0]} to raise the limit).")
+
+
+def read_toml(path: str | os.PathLike, what: str) -> dict:
+    """The TOML document of the regular file ``path``, bounded in size, line length and nesting.
+
+    Raises
+    ------
+    InputError
+        As :func:`read_text`; malformed TOML (with its line); nesting too deep.
+    """
+    name = os.fspath(path)
+    text = read_text(path, what)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{name}: malformed TOML: {exc}.") from None
+    except RecursionError:
+        raise _deep(name, limit("nesting")) from None
+    except ValueError as exc:  # an integer of too many digits (tomllib lets int() raise)
+        raise InputError(f"{name}: malformed TOML: {_digits(exc)}.") from None
+    check_nesting(doc, name)
+    return doc
+
+
+def read_json(path: str | os.PathLike, what: str):
+    """The JSON document of the regular file ``path``, bounded in size, line length, nesting and
+    digits of an integer (Python's 4,300) — every failure an :class:`InputError` naming the file."""
+    name = os.fspath(path)
+    text = read_text(path, what)
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        raise _deep(name, limit("nesting")) from None
+    except ValueError as exc:  # JSONDecodeError, and an integer of too many digits
+        raise InputError(f"{name}: malformed {what} ({_digits(exc)}).") from None
+    check_nesting(doc, name)
+    return doc
+
+
+def _digits(exc: ValueError) -> str:
+    """The parser's message, with Python's integer-digits limit said in words."""
+    text = " ".join(str(exc).split())
+    if "integer string conversion" in text:
+        return f"an integer has more than {sys.get_int_max_str_digits():,} digits"
+    return text

@@ -1,0 +1,102 @@
+"""Signals: SIGTERM handled like Ctrl-C (SIGINT), and sections that a signal never cuts in two.
+
+``timeout``, systemd and batch schedulers (SLURM) stop a program with SIGTERM.  Inside
+:func:`sigterm_raises`, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``), so the same
+clean-up runs as for Ctrl-C: temporary files are removed, the journal is closed with every
+finished batch committed, a Dask cluster is shut down.  Inside :func:`deferred_signals` (writing
+a set of output files), SIGINT and SIGTERM wait until the section ends, so they never leave half
+of a set replaced.  ``dask_setup`` is the preload of mopt's local Dask workers: they ignore
+SIGINT (a Ctrl-C in a terminal reaches the whole process group), and the main process, which
+handles it, shuts them down quietly.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["Terminated", "sigterm_raises", "deferred_signals", "dask_setup"]
+
+#: exit code of a run stopped by SIGTERM (128 + 15, the shell's convention)
+EXIT_TERMINATED = 143
+#: exit code of a run stopped by Ctrl-C (128 + 2)
+EXIT_INTERRUPTED = 130
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised by SIGTERM inside :func:`sigterm_raises` (a KeyboardInterrupt: the same clean-up)."""
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated("SIGTERM")
+
+
+@contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (outside the main thread: no change).
+
+    Examples
+    --------
+    >>> import os, signal
+    >>> try:
+    ...     with sigterm_raises():
+    ...         os.kill(os.getpid(), signal.SIGTERM)
+    ... except Terminated:
+    ...     print("cleaned up")
+    cleaned up
+    """
+    if not _in_main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM are held; the first one is delivered when it ends.
+
+    Examples
+    --------
+    >>> import os, signal
+    >>> done = []
+    >>> try:
+    ...     with deferred_signals():
+    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         done.append("the whole section")
+    ... except KeyboardInterrupt:
+    ...     print(done)
+    ['the whole section']
+    """
+    if not _in_main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def hold(signum, frame):
+        pending.append(signum)
+
+    previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if pending:  # as if it arrived now: the restored handler runs
+            signal.raise_signal(pending[0])
+
+
+def dask_setup(worker) -> None:
+    """Dask preload of mopt's local workers: ignore SIGINT (the main process handles Ctrl-C and
+    shuts the cluster down; workers that raised KeyboardInterrupt printed tracebacks)."""
+    if _in_main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
