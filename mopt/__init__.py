@@ -36,7 +36,7 @@ __all__ = [
 
 def __getattr__(name: str):
     # problem families are imported on first use (they compile simulators with numba)
-    if name in ("expert",):
+    if name in ("expert", "vmc"):
         import importlib
 
         return importlib.import_module(f"mopt.{name}")
