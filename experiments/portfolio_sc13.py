@@ -57,7 +57,9 @@ def versus(args) -> None:
         table, run = portfolio_versus(df, "sc13", budget=args.budget, period=1, seed=SEED,
                                       runtime=args.runtime)
         seconds = time.perf_counter() - t0
-        tag = f"portfolio_versus_{name}" + ("" if args.runtime == "actual" else f"_{args.runtime}")
+        rt = ("" if args.runtime == "actual" else f"_{args.runtime}") + (
+            f"_first{args.max_jobs}" if args.max_jobs else "")
+        tag = f"portfolio_versus_{name}{rt}"
         plot_versus(table, run, FIGURES / f"{tag}.png",
                     title=f"SC13 Fig. 4/5: {scope(name, df, args.max_jobs)}, {args.runtime} "
                           f"runtimes, Δ = {args.budget}, seed {SEED}")
@@ -77,8 +79,7 @@ def versus(args) -> None:
                       gain_pct=100 * groups["gain"]), {"vm_hours": ",.0f", "gain_pct": "+.1f"}),
                   "", "Share of selections by provisioning policy (SC13 Fig. 5c): " + ", ".join(
                       f"{k} {v:.0%}" for k, v in shares.items()), ""]
-        rt = "" if args.runtime == "actual" else f"_{args.runtime}"
-        report(f"portfolio_versus_{name}{rt}", _head(args) + "\n" + markdown_table(
+        report(tag, _head(args) + "\n" + markdown_table(
             pd.DataFrame(summary), {"gain %": "+.1f", "SC13 gain %": "+.2f", "seconds": ".0f",
                                     "jobs": ",d"}) + "\n\n" + "\n".join(lines))
 
