@@ -194,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     traces.add_argument("--size-limit", type=_positive_int, default=None, metavar="P",
                         help="for describe: also count jobs of at most P processors (64 in SC13)")
     traces.set_defaults(func=_traces)
+    from mopt.cloud.koala.commands import add_parser as add_koala  # the family's own module
+
+    add_koala(sub)
     return parser
 
 

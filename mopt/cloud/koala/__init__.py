@@ -17,24 +17,30 @@ Examples
 
 from __future__ import annotations
 
-from mopt.cloud.koala.environment import (
-    Environment,
-    Site,
-    cluster,
-    multicloud,
-    multicluster,
-    offered_load,
-    private_cloud,
-    public_cloud,
-    real_world,
-)
-from mopt.cloud.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
-from mopt.cloud.koala.problem import TagsProblem
-from mopt.cloud.koala.simulate import KoalaRun, job_table, simulate
-from mopt.cloud.koala.traces import koala_trace
+import importlib
 
-__all__ = [
-    "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
-    "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
-    "simulate", "KoalaRun", "job_table", "koala_trace", "TagsProblem",
-]  # fmt: skip
+#: public name -> module (imported on first use, so that ``import mopt.cloud.koala`` and the CLI stay
+#: cheap: no Numba until a simulation runs)
+_LAZY = {
+    **dict.fromkeys(("Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster",
+                     "multicloud", "real_world", "offered_load"), "mopt.cloud.koala.environment"),
+    **dict.fromkeys(("Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets"),
+                    "mopt.cloud.koala.policies"),
+    **dict.fromkeys(("simulate", "KoalaRun", "job_table"), "mopt.cloud.koala.simulation"),
+    "koala_trace": "mopt.cloud.koala.traces",
+    "TagsProblem": "mopt.cloud.koala.problem",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mopt.cloud.koala' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

@@ -1,4 +1,4 @@
-"""The compiled KOALA-C event loop (Numba); :func:`mopt.cloud.koala.simulate` is its public face.
+"""The compiled KOALA-C event loop (Numba); :func:`mopt.cloud.koala.simulation` is its public face.
 
 Time moves on the scheduler's ticks ``t0 + k * step`` (``t0`` the first submission), visiting only
 ticks where something happens. At each tick, in this order:
