@@ -1,0 +1,230 @@
+"""Multi-period search: Monte Carlo, Blind Pick, iOO, eOO and eOO + OCBA stage by stage.
+
+Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run over many periods:
+
+- ``exhaustive`` (the paper's Monte Carlo, MC): every design of the stage, ``n_accurate`` (N)
+  replications each;
+- ``blind_pick`` (BP): a uniform fraction ``alpha`` of the designs, N each; by default (ours) the
+  fraction that spends iOO's budget, since the paper's "normally > 80 %" contradicts its results;
+- ``ioo`` (also ``oo``): a rough pass of ``n_rough`` (n) replications over all designs, then the
+  top ``s`` get N in all (:class:`mopt.solvers.oo.OO`);
+- ``eoo``: iOO on adaptive stages (the problem's ``adaptive_grid``, Algorithms 2 and 3), stage k
+  searching with a budget of width(stage k−1) / O replications (the first: its own width / O);
+- ``eoo_ocba``: eOO's rough pass, then OCBA (``n0`` = 10, about 20 rounds) over the best 3·s rough
+  candidates with the rest of exactly eOO's stage budget (ours: OCBA replaces the top-s selection).
+
+Each stage's search is a :func:`mopt.solve` call on the stage's StochasticProblem, and costs
+(replications spent) × O of simulated time: not charged in Scenario 1, and the length of the
+method's stages in Scenario 2 (see :mod:`mopt.core.multiperiod`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.multiperiod import MultiPeriodProblem, MultiPeriodResult, Stage
+from mopt.core.problem import check_reps
+from mopt.core.random import resolve_seed
+from mopt.solvers.base import Solver
+from mopt.solvers.oo import OO
+
+__all__ = ["MULTI_PERIOD_METHODS", "solve_multiperiod", "IOO", "EOO", "EOOOCBA"]
+
+#: per-stage methods of a multi-period run
+MULTI_PERIOD_METHODS = ("exhaustive", "blind_pick", "oo", "ioo", "eoo", "eoo_ocba")
+DEFAULTS = {"n_rough": 10, "n_accurate": 1000, "s": 30, "alpha": None, "n0": 10}
+
+
+class IOO(OO):
+    """iOO on one period: :class:`~mopt.solvers.oo.OO` with the paper's n = 10, N = 1,000, s = 30."""
+
+    name = "ioo"
+    defaults = {**OO.defaults, "n_rough": 10, "n_accurate": 1000, "s": 30}
+
+
+class _MultiPeriodOnly(Solver):
+    defaults: dict = {}
+
+    def __init__(self, **options):
+        self.options = options
+
+    def _check(self, problem, budget):
+        raise InputError(f"method {self.name!r} needs a multi-period problem "
+                         "(mopt.core.multiperiod.MultiPeriodProblem); got a single-period problem.")
+
+    def _default_budget(self, problem):
+        return 1
+
+
+class EOO(_MultiPeriodOnly):
+    """eOO: iOO on adaptive stages (only for a multi-period problem)."""
+
+    name = "eoo"
+
+
+class EOOOCBA(_MultiPeriodOnly):
+    """eOO with OCBA in each stage (only for a multi-period problem)."""
+
+    name = "eoo_ocba"
+
+
+def _options(options: dict) -> dict:
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise InputError(f"unknown option {unknown[0]!r} for a multi-period method; options are: "
+                         f"{', '.join(sorted(DEFAULTS))}.")
+    o = {**DEFAULTS, **options}
+    o["n_rough"] = check_reps("n_rough", o["n_rough"])
+    o["n_accurate"] = check_reps("n_accurate", o["n_accurate"])
+    if o["n_accurate"] < o["n_rough"]:
+        raise InputError(f"'n_accurate' must be >= n_rough={o['n_rough']}; got {o['n_accurate']}.")
+    o["s"] = check_int("s", o["s"], low=1)
+    o["n0"] = check_reps("n0", o["n0"], low=2)
+    if o["alpha"] is not None:
+        o["alpha"] = check_number("alpha", o["alpha"], low=0, high=1, low_open=True)
+    return o
+
+
+def _ioo(prob, o) -> OO:
+    return OO(n_rough=o["n_rough"], n_accurate=o["n_accurate"], s=min(o["s"], prob.n_designs))
+
+
+def _fixed_search(prob, method: str, o: dict) -> tuple[str, dict, int]:
+    """(solver name, its options, budget) of a non-adaptive method on the stage problem ``prob``."""
+    N, u = o["n_accurate"], prob.n_designs
+    if method == "exhaustive":
+        return "exhaustive", {"n_reps": N}, u * N
+    ioo = _ioo(prob, o)
+    budget = ioo._default_budget(prob)
+    if method in ("oo", "ioo"):
+        return "oo", dict(ioo.options), budget
+    alpha = o["alpha"] if o["alpha"] is not None else min(1.0, budget / (u * N))
+    count = max(1, math.ceil(alpha * u))
+    return "blind_pick", {"alpha": alpha, "n_reps": N}, count * N
+
+
+def _stage_plan(prob, o, budget):
+    """eOO's stage plan for ``budget`` replications: (n_rough, n_accurate, s, designs in the rough pass)."""
+    N, n, u = o["n_accurate"], o["n_rough"], prob.n_designs
+    s = max(1, min(o["s"], u, budget // (2 * N)))
+    n_acc = max(1, min(N, budget // (2 * s)))
+    n_rough = min(n, n_acc)
+    rough = max(s, min(u, (budget - s * (n_acc - n_rough)) // n_rough))
+    return n_rough, n_acc, s, rough
+
+
+def _best(result) -> int:
+    """Design index that a stage's search picks: the lowest mean of the first objective among the
+    designs with the most replications (OO's selected set; every design for MC and BP), or among
+    all (OCBA)."""
+    ev = result.evaluations
+    obj = result.objectives[0]
+    if result.method != "ocba":
+        ev = ev[ev["n_reps"] == ev["n_reps"].max()]
+    return int(ev["design"].to_numpy()[np.argmin(ev[obj].to_numpy())])
+
+
+def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
+    """Choose the design of stage [start, end): (design vector, replications spent)."""
+    from mopt.solvers import solve
+
+    grid = mp.base_grid()
+    key = int(np.searchsorted(grid, start, side="right") - 1)
+    prob = mp.stage_problem(start, end, state, key)
+    rng = np.random.default_rng([seed, key, int(round(start * 1000)) % 2**32])
+    stage_seed = int(rng.integers(0, 2**63 - 1))
+    if method not in ("eoo", "eoo_ocba"):
+        name, opts, b = _fixed_search(prob, method, o)
+        res = solve(prob, name, budget=b, seed=stage_seed, **opts, **solve_kw)
+        return prob.design(_best(res)), res.n_evals
+    n_rough, n_acc, s, rough = _stage_plan(prob, o, budget)
+    alpha = rough / prob.n_designs
+    oo = {"n_rough": n_rough, "n_accurate": n_acc if method == "eoo" else n_rough, "s": s, "alpha": alpha}
+    res = solve(prob, "oo", seed=stage_seed, **oo, **solve_kw)
+    if method == "eoo":
+        return prob.design(_best(res)), res.n_evals
+    # eOO + OCBA: the same rough pass, then OCBA (n0) over the best 3·s rough candidates with the
+    # rest of eOO's stage budget (their n0 replications are simulated again: CRN gives the same values)
+    ev = res.evaluations.sort_values([res.objectives[0], "design"])
+    k = min(len(ev), 3 * s)
+    left = budget - res.n_evals
+    if k < 2 or left < k * o["n0"]:
+        return prob.design(_best(res)), res.n_evals
+    sub = mp.restrict(prob, np.sort(ev["design"].to_numpy()[:k]))
+    delta = max(10, (left - k * o["n0"]) // 20)  # about 20 allocation rounds (ours)
+    res2 = solve(sub, "ocba", budget=left, seed=stage_seed, n0=o["n0"], delta=delta, **solve_kw)
+    return sub.design(_best(res2)), res.n_evals + res2.n_evals
+
+
+def _row(k, start, end, mp, design, stage: Stage, overhead, n_evals):
+    row = {"stage": k, "start": float(start), "end": float(end), **mp.describe(design),
+           "finished": stage.finished, "busy_time": stage.busy_time,
+           "throughput": stage.finished / stage.busy_time if stage.busy_time > 0 else np.nan,
+           "overhead": float(overhead), "n_evals": int(n_evals)}
+    row.update(stage.extra)
+    return row
+
+
+def _stage_grid(mp, method, o, seed, solve_kw) -> np.ndarray:
+    """Scenario 2's stage boundaries for ``method``: each non-adaptive stage lasts its search overhead."""
+    if method in ("eoo", "eoo_ocba"):
+        return mp.adaptive_grid()
+    grid = mp.base_grid()
+    prob = mp.stage_problem(grid[0], grid[1], mp.initial_state(), 0)
+    _, _, budget = _fixed_search(prob, method, o)
+    T = budget * mp.overhead_per_rep
+    if not T > 0:
+        raise InputError("'overhead_per_rep' must be > 0 in Scenario 2 (stage length = search overhead).")
+    n = max(1, math.ceil((mp.horizon - mp.start) / T))
+    return mp.start + T * np.arange(n + 1)
+
+
+def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executor=None, progress=False,
+                      **options) -> MultiPeriodResult:
+    """Run ``method`` stage by stage on the multi-period problem ``mp`` (see the module's text).
+
+    Called by :func:`mopt.solve` when its problem is a :class:`~mopt.core.multiperiod.MultiPeriodProblem`.
+    Options: ``n_rough`` (10), ``n_accurate`` (N, 1,000), ``s`` (30), ``alpha`` (BP's fraction; None:
+    iOO's budget), ``n0`` (OCBA's first replications, 10).
+    """
+    if method not in MULTI_PERIOD_METHODS:
+        raise InputError(f"'method' must be one of {list(MULTI_PERIOD_METHODS)} for a multi-period problem; "
+                         f"got {method!r}.")
+    o = _options(options)
+    entropy = resolve_seed(seed)
+    kw = {"executor": executor, "progress": progress}
+    cost = mp.overhead_per_rep
+    rows = []
+    state = mp.initial_state()
+    if mp.scenario == 1:
+        grid = mp.adaptive_grid() if method in ("eoo", "eoo_ocba") else mp.base_grid()
+        prev = None
+        for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
+            width = (b - a) if prev is None else prev
+            design, spent = _search(mp, method, o, a, b, state, int(width / cost) if cost > 0 else 0, entropy, kw)
+            state, st = mp.run(state, design, a, b)
+            rows.append(_row(k, a, b, mp, design, st, spent * cost, spent))
+            prev = b - a
+    elif mp.scenario == 2:
+        grid = _stage_grid(mp, method, o, entropy, kw)
+        design = mp.initial_design()
+        spent_now = 0
+        for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
+            nxt = None
+            if k + 2 < len(grid):  # search the next stage while this one runs
+                projected = mp.project(state, design, a, b)
+                nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, int((b - a) / cost), entropy, kw)
+            state, st = mp.run(state, design, a, b)
+            rows.append(_row(k, a, b, mp, design, st, spent_now * cost, spent_now))
+            if nxt is not None:
+                design, spent_now = nxt, spent
+    else:
+        raise InputError(f"'scenario' must be 1 or 2; got {mp.scenario!r}.")
+    end = float(grid[-1])
+    st = mp.drain(state, design, end)
+    rows.append(_row("drain", end, end + st.busy_time, mp, design, st, 0.0, 0))
+    return MultiPeriodResult(method=method, seed=entropy, scenario=mp.scenario, stages=pd.DataFrame(rows))

@@ -1,0 +1,122 @@
+"""eOO's adaptive stages: Algorithm 2 (partition) and Algorithm 3 (merge) of Zhang et al. (2014).
+
+Both depend only on the batch arrivals, so they run up front on a grid of base periods.
+
+- Algorithm 2: a stage of width ≥ ``w`` whose batches are all pairwise dissimilar (the largest
+  similarity ≤ ``split_threshold``, the paper's α) is halved, and each half is tested again;
+  otherwise it is kept.  A stage with fewer than two batches is not split.  (The printed
+  pseudo-code forgets to record one of its decision points; this records every kept stage.)
+- Algorithm 3: a stage of width ≤ ``W`` whose batches are all similar to the next stage's (the
+  smallest similarity > ``merge_threshold``, the paper's β) absorbs that stage and is tested again.
+  Between two stages, one without batches is similar only to another without batches (the
+  zero-vector rules of :func:`~mopt.vmc.workload.similarity`).
+
+With w = W = the base period t, stages are 0.5·t, t or 2·t long (§III.C of the paper).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mopt.core.errors import check_array, check_number
+from mopt.vmc.period import check_workload
+from mopt.vmc.workload import similarity
+
+__all__ = ["partition", "merge", "adaptive_stages", "check_threshold"]
+
+
+def check_threshold(name: str, value) -> float:
+    """A similarity threshold in [0, 1]."""
+    return check_number(name, value, low=0, high=1)
+
+
+def _batches_in(times, batches, a, b):
+    k = (times >= a) & (times < b)
+    return batches[k]
+
+
+def _pairwise_max(A) -> float:
+    n = len(A)
+    S = similarity(A[:, None, :], A[None, :, :])
+    return float(S[~np.eye(n, dtype=bool)].max())
+
+
+def partition(times, batches, bounds, w: float, split_threshold: float) -> np.ndarray:
+    """Algorithm 2: stage boundaries after halving the dissimilar stages.
+
+    Examples
+    --------
+    Two orthogonal batches in [0, 10) split it; two equal ones in [10, 20) do not:
+
+    >>> partition([1, 6, 11, 16], [[1, 0], [0, 1], [1, 0], [1, 0]], [0, 10, 20], 10, 0.5).tolist()
+    [0.0, 5.0, 10.0, 20.0]
+    """
+    t, A = check_workload(times, batches)
+    bounds = check_array("bounds", bounds, ndim=1)
+    w = check_number("w", w, low=0, low_open=True)
+    alpha = check_threshold("split_threshold", split_threshold)
+    out = [float(bounds[0])]
+
+    def visit(a, b):
+        inside = _batches_in(t, A, a, b)
+        if b - a >= w and len(inside) >= 2 and _pairwise_max(inside) <= alpha:
+            mid = (a + b) / 2
+            visit(a, mid)
+            visit(mid, b)
+        else:
+            out.append(float(b))
+
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        visit(float(a), float(b))
+    return np.array(out)
+
+
+def _similar(P, Q, beta) -> bool:
+    if len(P) == 0 or len(Q) == 0:
+        return len(P) == len(Q)
+    return float(similarity(P[:, None, :], Q[None, :, :]).min()) > beta
+
+
+def merge(times, batches, bounds, W: float, merge_threshold: float) -> np.ndarray:
+    """Algorithm 3: stage boundaries after merging each short stage with similar successors.
+
+    Examples
+    --------
+    [0, 10) and [10, 20) hold the same mix and merge; [20, 30) differs and stays:
+
+    >>> merge([1, 11, 21], [[1, 0], [2, 0], [0, 1]], [0, 10, 20, 30], 10, 0.5).tolist()
+    [0.0, 20.0, 30.0]
+    """
+    t, A = check_workload(times, batches)
+    bounds = [float(x) for x in check_array("bounds", bounds, ndim=1)]
+    W = check_number("W", W, low=0, low_open=True)
+    beta = check_threshold("merge_threshold", merge_threshold)
+    out = [bounds[0]]
+    k = 0
+    while k < len(bounds) - 1:
+        a, b = bounds[k], bounds[k + 1]
+        while (k + 2 < len(bounds) and b - a <= W
+               and _similar(_batches_in(t, A, a, b), _batches_in(t, A, b, bounds[k + 2]), beta)):
+            k += 1
+            b = bounds[k + 1]
+        out.append(b)
+        k += 1
+    return np.array(out)
+
+
+def adaptive_stages(times, batches, start: float, end: float, t: float, split_threshold: float,
+                    merge_threshold: float) -> np.ndarray:
+    """eOO's stage boundaries over [start, end): base periods of width ``t``, split (Algorithm 2,
+    w = t), then merged (Algorithm 3, W = t).  The last base period may be shorter.
+
+    Examples
+    --------
+    >>> adaptive_stages([1, 6], [[1, 0], [0, 1]], 0, 20, 10, 0.5, 0.5).tolist()
+    [0.0, 5.0, 10.0, 20.0]
+    """
+    t = check_number("t", t, low=0, low_open=True)
+    grid = np.append(np.arange(start, end, t), end)
+    if len(grid) > 2 and grid[-1] - grid[-2] <= 0:
+        grid = grid[:-1]
+    stages = partition(times, batches, grid, t, split_threshold)
+    return merge(times, batches, stages, t, merge_threshold)

@@ -1,0 +1,110 @@
+"""Multi-period scheduling (Scenarios 1 and 2) through mopt.solve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mopt
+from mopt.core.errors import InputError
+from mopt.vmc.multiperiod import VMMultiPeriodProblem, ioo_overhead
+from mopt.vmc.problem import VMPartitionProblem
+from mopt.vmc.workload import generate
+
+FAST = {"n_accurate": 40, "n_rough": 4, "s": 3}  # small N so that the tests stay fast
+
+
+def _mp(scenario, kind="HFHD", theta=9, horizon=1200.0, **kw):
+    w = generate(kind, theta, horizon, 200.0, seed=4)
+    kw = {"base_period": 200.0, "split_threshold": 0.9, "merge_threshold": 0.6, "seed": 4,
+          "overhead_per_rep": 0.01, **kw}
+    return VMMultiPeriodProblem(w, theta, scenario=scenario, horizon=horizon, **kw), w
+
+
+def test_ioo_overhead_is_the_specs_base_period():
+    # (27,132 * 10 + 30 * 1,000) * 3 ms = 903.96 s; Monte Carlo 27,132 * 1,000 * 3 ms = 81,396 s
+    assert ioo_overhead(27132) == pytest.approx(903.96)
+    assert ioo_overhead(5005) == pytest.approx(240.15)
+
+
+@pytest.mark.parametrize("method", ["exhaustive", "blind_pick", "ioo", "eoo"])
+def test_scenario1_finishes_every_task_and_reports_each_stage(method):
+    mp, w = _mp(1)
+    r = mopt.solve(mp, method, seed=2, **FAST)
+    st = r.stages
+    # work is conserved: every task that arrived is finished by the end of the drain
+    assert st["finished"].sum() == pytest.approx(w.batches.sum(), rel=1e-9)
+    assert st["stage"].iloc[-1] == "drain"
+    S = st[[f"theta_{c}" for c in range(1, 8)]].to_numpy()
+    assert (S.sum(axis=1) == 9).all() and (S >= 1).all()
+    assert r.throughput == pytest.approx(st["finished"].sum() / st["busy_time"].sum())
+    if method != "eoo":
+        assert len(st) == len(mp.base_grid())  # base periods + drain
+
+
+def test_same_seed_same_run_and_mc_is_the_exhaustive_choice():
+    mp, _ = _mp(1)
+    a = mopt.solve(mp, "exhaustive", seed=3, **FAST)
+    b = mopt.solve(mp, "exhaustive", seed=3, **FAST)
+    assert a.stages.equals(b.stages)
+    # the first stage's schedule is the one exhaustive search picks on the first stage's problem
+    grid = mp.base_grid()
+    prob = mp.stage_problem(grid[0], grid[1], mp.initial_state(), 0)
+    assert prob.n_designs == 28  # C(8, 6): 9 VMs over 7 classes
+    assert a.stages["n_evals"].iloc[0] == 28 * FAST["n_accurate"]
+
+
+def test_scenario2_stage_length_is_the_search_overhead():
+    mp, w = _mp(2, overhead_per_rep=0.5)
+    for method in ("exhaustive", "ioo"):
+        st = mopt.solve(mp, method, seed=1, **FAST).stages
+        body = st[st["stage"] != "drain"]
+        width = (body["end"] - body["start"]).to_numpy()
+        assert np.allclose(width, width[0])
+        # stage k >= 1 runs the design searched during stage k-1, which took exactly one stage
+        assert np.allclose(body["overhead"].to_numpy()[1:], width[0])
+        assert body["overhead"].iloc[0] == 0  # the initial schedule, the same for every method
+        assert st["finished"].sum() == pytest.approx(w.batches.sum(), rel=1e-9)
+    mc = mopt.solve(mp, "exhaustive", seed=1, **FAST).stages
+    io = mopt.solve(mp, "ioo", seed=1, **FAST).stages
+    assert mc[[f"theta_{c}" for c in range(1, 8)]].iloc[0].tolist() == \
+        io[[f"theta_{c}" for c in range(1, 8)]].iloc[0].tolist()
+    # MC: 28 designs x 40 reps x 0.5 s = 560 s per stage; iOO: (28 x 4 + 3 x 36) x 0.5 = 110 s
+    assert (mc["end"] - mc["start"]).iloc[0] == pytest.approx(560.0)
+    assert (io["end"] - io["start"]).iloc[0] == pytest.approx(110.0)
+
+
+def test_eoo_budget_is_the_previous_stage_width():
+    mp, _ = _mp(2, overhead_per_rep=0.2)
+    for method in ("eoo", "eoo_ocba"):
+        st = mopt.solve(mp, method, seed=1, **FAST).stages
+        body = st[st["stage"] != "drain"]
+        width = (body["end"] - body["start"]).to_numpy()
+        spent = body["n_evals"].to_numpy()
+        assert (spent[1:] <= np.floor(width[:-1] / 0.2) + 1e-9).all()
+        assert set(np.round(width / 200.0, 9)) <= {0.5, 1.0, 1.5, 2.0}
+
+
+def test_huge_space_is_sampled_the_same_for_every_method():
+    mp, _ = _mp(1, theta=128, horizon=600.0, sample_size=50)
+    p1 = mp.stage_problem(0.0, 200.0, mp.initial_state(), 0)
+    p2 = mp.stage_problem(0.0, 100.0, mp.initial_state(), 0)
+    assert p1.n_designs == 50 and np.array_equal(p1.candidates, p2.candidates)
+    r = mopt.solve(mp, "ioo", seed=1, n_accurate=10, n_rough=2, s=3)
+    assert r.throughput > 0
+
+
+def test_errors():
+    mp, _ = _mp(1)
+    with pytest.raises(InputError, match="budget"):
+        mopt.solve(mp, "ioo", budget=10)
+    with pytest.raises(InputError, match="method"):
+        mopt.solve(mp, "nsga2")
+    with pytest.raises(InputError, match="multi-period"):
+        mopt.solve(VMPartitionProblem(8, [1.0], [[1, 1]]), "eoo")
+    with pytest.raises(InputError, match="scenario"):
+        _mp(3)
+    with pytest.raises(InputError, match="overhead_per_rep"):
+        _mp(1, overhead_per_rep=0)
+    with pytest.raises(InputError, match="split_threshold"):
+        _mp(1, split_threshold=1.2)
