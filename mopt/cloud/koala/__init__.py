@@ -17,30 +17,34 @@ Examples
 
 from __future__ import annotations
 
-import importlib
+from mopt.cloud.koala.environment import (
+    Environment,
+    Site,
+    cluster,
+    multicloud,
+    multicluster,
+    offered_load,
+    private_cloud,
+    public_cloud,
+    real_world,
+)  # fmt: skip
+from mopt.cloud.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
+from mopt.cloud.koala.traces import koala_trace
 
-#: public name -> module (imported on first use, so that ``import mopt.cloud.koala`` and the CLI stay
-#: cheap: no Numba until a simulation runs)
-_LAZY = {
-    **dict.fromkeys(("Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster",
-                     "multicloud", "real_world", "offered_load"), "mopt.cloud.koala.environment"),
-    **dict.fromkeys(("Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets"),
-                    "mopt.cloud.koala.policies"),
-    **dict.fromkeys(("simulate", "KoalaRun", "job_table"), "mopt.cloud.koala.simulation"),
-    "koala_trace": "mopt.cloud.koala.traces",
-    "TagsProblem": "mopt.cloud.koala.problem",
-}
+#: names whose modules load Numba, imported on first use so that the CLI starts fast
+_COMPILED = {"simulate": "simulation", "KoalaRun": "simulation", "job_table": "simulation", "TagsProblem": "problem"}
 
-__all__ = list(_LAZY)
+__all__ = [
+    "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
+    "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
+    "koala_trace", *_COMPILED,
+]  # fmt: skip
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'mopt.cloud.koala' has no attribute {name!r}")
+    if name not in _COMPILED:
+        raise AttributeError(f"module 'mopt.cloud.koala' has no attribute {name!r}")
+    import importlib
 
-
-def __dir__():
-    return sorted(__all__)
+    globals()[name] = getattr(importlib.import_module(f"mopt.cloud.koala.{_COMPILED[name]}"), name)
+    return globals()[name]
