@@ -12,7 +12,7 @@ implements the rules of ``mopt/cloud/koala/engine.py`` from the spec, not from t
 - runtime prediction: mean of the user's last two finished jobs, one, requested time, mean of all
   finished, 0.
 
-Used by ``tests/cloud/koala/test_engine.py`` (job by job comparison on random small traces) and run
+Used by ``tests/cloud/koala/test_koala_engine.py`` (job by job comparison on random small traces) and run
 as a script it times both on a slice of KTH-SP2.
 """
 

@@ -204,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     from mopt.cloud.portfolio_commands import add_parser as add_portfolio  # the family's own module
 
     add_portfolio(sub, _positive_int, _seed)
+
+    from mopt.cloud.koala.commands import add_parser as add_koala  # the family's own module
+
+    add_koala(sub)
     return parser
 
 

@@ -27,14 +27,24 @@ from mopt.cloud.koala.environment import (
     private_cloud,
     public_cloud,
     real_world,
-)
+)  # fmt: skip
 from mopt.cloud.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
-from mopt.cloud.koala.problem import TagsProblem
-from mopt.cloud.koala.simulate import KoalaRun, job_table, simulate
 from mopt.cloud.koala.traces import koala_trace
+
+#: names whose modules load Numba, imported on first use so that the CLI starts fast
+_COMPILED = {"simulate": "simulation", "KoalaRun": "simulation", "job_table": "simulation", "TagsProblem": "problem"}
 
 __all__ = [
     "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
     "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
-    "simulate", "KoalaRun", "job_table", "koala_trace", "TagsProblem",
+    "koala_trace", *_COMPILED,
 ]  # fmt: skip
+
+
+def __getattr__(name: str):
+    if name not in _COMPILED:
+        raise AttributeError(f"module 'mopt.cloud.koala' has no attribute {name!r}")
+    import importlib
+
+    globals()[name] = getattr(importlib.import_module(f"mopt.cloud.koala.{_COMPILED[name]}"), name)
+    return globals()[name]

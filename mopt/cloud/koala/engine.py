@@ -1,4 +1,4 @@
-"""The compiled KOALA-C event loop (Numba); :func:`mopt.cloud.koala.simulate` is its public face.
+"""The compiled KOALA-C event loop (Numba); :func:`mopt.cloud.koala.simulation` is its public face.
 
 Time moves on the scheduler's ticks ``t0 + k * step`` (``t0`` the first submission), visiting only
 ticks where something happens. At each tick, in this order:
@@ -21,7 +21,7 @@ shortfall (lowest free slots; ready after the boot delay) and starts when all it
 Cloud room = idle VMs + (cap - leased VMs).
 
 The plain-Python model ``benchmarks/koala_model.py`` implements the same rules independently, tick
-by tick; ``tests/cloud/koala/test_engine.py`` compares the two job by job.
+by tick; ``tests/cloud/koala/test_koala_engine.py`` compares the two job by job.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import pandas as pd
 
 from mopt.cloud.koala.environment import multicloud
 from mopt.cloud.koala.policies import TagsSets
-from mopt.cloud.koala.simulate import job_table, run_table
+from mopt.cloud.koala.simulation import job_table, run_table
 from mopt.core.errors import InputError, check_number
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -86,3 +88,30 @@ def test_bad_scenarios_exit_2(scenario_file, capsys, old, new, match):
     assert main(["frontier", str(scenario_file)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mopt: error:")
+
+
+def test_cli_koala_command(tmp_path, capsys):
+    write_trace(tmp_path / "tiny.swf", n=200, days=5)
+    out = tmp_path / "table.csv"
+    code = main(["koala", str(tmp_path / "tiny.swf"), "--policy", "FF", "--policy", "TAGS-sets", "--limits", "30",
+                 "--out", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "200 jobs" in text and "TAGS-sets" in text and "offered_load" in text
+    assert out.read_text().splitlines()[0].startswith("policy,offered_load,slowdown")
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["--policy", "TAGS-sets", "--limits", "60,30"], "'limits' must be strictly increasing"),
+    (["--policy", "TAGS-sets", "--limits", "30,60", "--set", "C3,private,public", "--set", "C1"],
+     "set 3 \\['C1'\\] must be a proper subset"),
+    (["--policy", "TAGS-sets", "--set", "C1,C2,C3,private,public"], "must be a proper subset of set 1"),
+    (["--policy", "TAGS-chain"], "TAGS-chain with 1 chain"),
+    (["--policy", "LIFO"], "'--policy' must be one of"),
+])  # fmt: skip
+def test_cli_koala_bad_input_exits_2(tmp_path, capsys, argv, match):
+    write_trace(tmp_path / "tiny.swf", n=50, days=2)
+    assert main(["koala", str(tmp_path / "tiny.swf"), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mopt: error:")
+    assert re.search(match, err[0]), err[0]

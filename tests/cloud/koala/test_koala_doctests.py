@@ -17,5 +17,5 @@ MODULES = ["mopt.cloud.koala", *(f"mopt.cloud.koala.{m.name}" for m in pkgutil.i
 def test_doctests(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
-    if name.rsplit(".", 1)[-1] in ("koala", "environment", "policies", "simulate", "problem"):
+    if name.rsplit(".", 1)[-1] in ("koala", "environment", "policies", "simulation", "problem"):
         assert result.attempted > 0, f"{name} lost its Examples"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -102,10 +101,12 @@ def test_every_method_runs_and_is_reproducible(small, tmp_path):
         b = mopt.solve(small, method, budget=budget, seed=5, **options)
         assert a.n_evals <= budget, method
         pd.testing.assert_frame_equal(a.evaluations, b.evaluations)
-    # a process pool and a journal give the same result as one process
+    # two Dask workers and a journal give the same result as one process
+    from mopt.core.execute import local_cluster
+
     serial = mopt.solve(small, "exhaustive", seed=2, n_reps=2)
-    with ProcessPoolExecutor(2) as pool:
-        parallel = mopt.solve(small, "exhaustive", seed=2, n_reps=2, executor=pool)
+    with local_cluster(2, threads=1) as client:
+        parallel = mopt.solve(small, "exhaustive", seed=2, n_reps=2, executor=client)
     journal = tmp_path / "run.sqlite"
     mopt.solve(small, "exhaustive", seed=2, n_reps=2, journal=str(journal))
     resumed = mopt.solve(small, "exhaustive", seed=2, n_reps=2, journal=str(journal))
