@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 from mopt.cloud import clean, fetch, load_trace, read_swf, synthetic
 from mopt.cloud import traces as T
 from mopt.core.errors import InputError
+
+from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 DATA = os.environ.get("MOPT_DATA_DIR")
 needs_traces = pytest.mark.skipif(
