@@ -194,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     traces.add_argument("--size-limit", type=_positive_int, default=None, metavar="P",
                         help="for describe: also count jobs of at most P processors (64 in SC13)")
     traces.set_defaults(func=_traces)
+    import importlib
+
+    importlib.import_module("mopt.vmc.commands").add_parser(sub, common)  # `mopt vmc` (family's own module)
     return parser
 
 
