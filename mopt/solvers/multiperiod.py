@@ -52,6 +52,20 @@ class IOO(OO):
             self.options = {**self.options, "s": min(s, self._u_max(problem))}
         return super()._s(problem)
 
+    def _min_budget(self, problem):
+        super()._min_budget(problem)  # validates the options
+        return 1
+
+    def _check(self, problem, budget):
+        """A budget below s·N shrinks s, then N, as an eOO stage does (:func:`_stage_plan`)."""
+        super()._check(problem, budget)
+        n_rough, n_acc = self._reps(problem)
+        s = self._s(problem) or 1
+        if budget < s * n_acc:
+            s2 = max(1, min(s, budget // (2 * n_acc)))
+            n_acc2 = max(1, min(n_acc, budget // (2 * s2)))
+            self.options = {**self.options, "s": s2, "n_accurate": n_acc2, "n_rough": min(n_rough, n_acc2)}
+
 
 class EOO(IOO):
     """eOO's search of one stage (on a single-period problem: iOO; on a multi-period problem:
