@@ -7,6 +7,7 @@ from __future__ import annotations
 from mopt.compare import compare
 from mopt.core import utility
 from mopt.core.errors import InputError, MoptError, SimulationError
+from mopt.core.interop import pymoo_operators
 from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.problem import FunctionProblem, StochasticProblem
 from mopt.core.result import Result
@@ -27,6 +28,7 @@ __all__ = [
     "compare",
     "hypervolume",
     "pareto_mask",
+    "pymoo_operators",
     "solve",
     "utility",
 ]

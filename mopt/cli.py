@@ -184,19 +184,30 @@ def build_parser() -> argparse.ArgumentParser:
     compare.set_defaults(func=_compare)
 
     traces = sub.add_parser(
-        "traces", help="workload traces (SWF): list those in MOPT_DATA_DIR, describe one",
+        "traces", help="workload traces (SWF): list those in MOPT_DATA_DIR, describe or fetch one",
         description="'traces list' shows the SWF traces in the directory named by MOPT_DATA_DIR; "
                     "'traces describe TRACE' reads one (a path, or a file name in MOPT_DATA_DIR) and "
-                    "prints its header, job counts before and after cleaning, and job statistics.",
+                    "prints its header, job counts before and after cleaning, and job statistics; "
+                    "'traces fetch NAME' downloads an archive trace (KTH-SP2, SDSC-SP2, CTC-SP2, "
+                    "SDSC-BLUE, LPC-EGEE, LCG) into the cache, checking its sha256.",
     )
-    traces.add_argument("action", choices=["list", "describe"])
-    traces.add_argument("trace", nargs="?", metavar="TRACE", help="for describe: a path or a trace name")
+    traces.add_argument("action", choices=["list", "describe", "fetch"])
+    traces.add_argument("trace", nargs="?", metavar="TRACE", help="for describe: a path or a trace name; for fetch: an archive name")
     traces.add_argument("--size-limit", type=_positive_int, default=None, metavar="P",
                         help="for describe: also count jobs of at most P processors (64 in SC13)")
     traces.set_defaults(func=_traces)
-    import importlib
 
-    importlib.import_module("mopt.vmc.commands").add_parser(sub, common)  # `mopt vmc` (family's own module)
+    from mopt.cloud import commands as cloud_commands  # cheap: imports its family lazily
+
+    cloud_commands.add_parser(sub)
+
+    from mopt.cloud.portfolio_commands import add_parser as add_portfolio  # the family's own module
+
+    add_portfolio(sub, _positive_int, _seed)
+
+    from mopt.vmc.commands import add_parser as add_vmc  # `mopt vmc` (the family's own module)
+
+    add_vmc(sub, common)
     return parser
 
 
@@ -708,6 +719,11 @@ def _compare(args) -> int:
 # -- traces ------------------------------------------------------------------------------------
 def _traces(args) -> int:
     from mopt.cloud import find_trace, read_swf
+
+    if args.action == "fetch":
+        from mopt.cloud.commands import traces_fetch
+
+        return traces_fetch(args)
 
     if args.action == "list":
         if args.trace is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import pandas as pd
 
@@ -98,3 +99,28 @@ def no_simulation():
     with mock.patch.object(StochasticProblem, "replicate",
                            side_effect=AssertionError("bad input reached the simulator")):
         yield
+
+
+# -- KOALA-C: the paper's traces, read once per session ---------------------------------------------
+@functools.cache
+def _koala_trace(name: str):
+    from mopt.cloud.koala import koala_trace
+
+    return koala_trace(name)
+
+
+def paper_trace(name: str):
+    """``mopt.cloud.koala.koala_trace(name)``, cached (do not modify it); skips the test when
+    ``MOPT_DATA_DIR`` is not set or does not hold the trace."""
+    import os
+
+    import pytest
+
+    from mopt.core.errors import InputError
+
+    if not os.environ.get("MOPT_DATA_DIR"):
+        pytest.skip("MOPT_DATA_DIR is not set")
+    try:
+        return _koala_trace(name)
+    except InputError as err:
+        pytest.skip(str(err))

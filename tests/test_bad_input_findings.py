@@ -178,6 +178,7 @@ def test_4_too_many_workers_are_refused_before_any_process(tmp_path, capsys, mon
     ("charging_period_r = 1 ", "charging_period_r = 1e300 ", "'charging_period_r' must be in (0, 3.1536e+07]"),
     ("n_unreliable = 50 ", "n_unreliable = 100000000 ", "'n_unreliable' must be an integer in [1, 1,000,000]"),
     ('c_r = "34/3600"', "c_r = 1e300", "'c_r' must be in [0, 1e+06]"),
+    ("n_tasks = 150", "n_tasks = 100000000", "'n_tasks' must be an integer in [1, 1,000,000]"),
 ])
 def test_5_unusable_values_are_refused(tmp_path, capsys, old, new, fragment):
     path = scenario(tmp_path, old, new)

@@ -166,8 +166,8 @@ WRONG_TYPE_NOT_STR = WRONG_TYPE.filter(lambda v: not isinstance(v, str))
 
 # key -> (section, strategy of bad values); every one of them names the key in its error
 BAD_VALUES = {
-    "n_tasks": ("environment", st.one_of(bad_count(1, 2**32 - 1), WRONG_TYPE)),
-    "n_unreliable": ("environment", st.one_of(bad_count(1, 2**32 - 1), WRONG_TYPE)),
+    "n_tasks": ("environment", st.one_of(bad_count(1, 10**6), WRONG_TYPE)),
+    "n_unreliable": ("environment", st.one_of(bad_count(1, 10**6), WRONG_TYPE)),
     # t_ur <= 250 s: no result is possible before 4·t_ur <= 1000 s = the shift of F_s
     "t_ur": (
         "environment",

@@ -79,4 +79,7 @@ WITH_EXAMPLES = {
     "mopt.expert.strategy",
     "mopt.expert.turnaround",
     "mopt.cloud.swf",
+    "mopt.cloud.selection",
+    "mopt.cloud.portfolios",
+    "mopt.cloud.portfolio_scheduler",
 }

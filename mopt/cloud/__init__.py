@@ -1,12 +1,48 @@
-"""Cloud portfolio scheduling and KOALA-C (DESIGN §6).
+"""Cloud scheduling on workload traces (DESIGN §6; SC13, JSSPP).
 
-For now this holds the workload traces: :func:`read_swf` reads a Standard Workload Format trace
-(plain or gzip) into a DataFrame and :func:`find_trace` finds one through ``MOPT_DATA_DIR``. The
-cloud simulator, its policies and the portfolio scheduler come later.
+Traces: :func:`read_swf` reads a Standard Workload Format trace and :func:`find_trace` finds one
+through ``MOPT_DATA_DIR``; :func:`clean`, :func:`load_trace` (by archive name, fetched with a
+sha256 check when missing) and :func:`synthetic` (JSSPP's arrival patterns). The simulator:
+:class:`Policy` and :func:`simulate` (a compiled event loop over a copyable
+:class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`). The portfolio scheduler:
+:func:`portfolio` (SC13's 60, JSSPP's 10 or a list of policies), :func:`simulate_portfolio` and
+SC13's Algorithm 1, :class:`TimeConstrainedSelection`. The simulator and the portfolio are
+imported on first use, so that ``import mopt.cloud`` stays cheap (no Numba).
 """
 
 from __future__ import annotations
 
-from mopt.cloud.swf import SWF_COLUMNS, find_trace, read_swf
+import importlib
 
-__all__ = ["SWF_COLUMNS", "find_trace", "read_swf"]
+from mopt.cloud.swf import SWF_COLUMNS, find_trace, read_swf
+from mopt.cloud.traces import PATTERNS, TRACES, FetchError, clean, fetch, load_trace, synthetic
+
+_LAZY = {
+    "Policy": "mopt.cloud.policies", "PROVISIONING": "mopt.cloud.policies",
+    "JOB_SELECTION": "mopt.cloud.policies", "VM_SELECTION": "mopt.cloud.policies",
+    "RUNTIMES": "mopt.cloud.policies", "sc13_policies": "mopt.cloud.policies",
+    "CloudRun": "mopt.cloud.simulate", "simulate": "mopt.cloud.simulate",
+    "utility": "mopt.cloud.simulate",
+    "PortfolioRun": "mopt.cloud.portfolio_scheduler",
+    "simulate_portfolio": "mopt.cloud.portfolio_scheduler",
+    "jsspp_code": "mopt.cloud.portfolios", "portfolio": "mopt.cloud.portfolios",
+    "portfolio_names": "mopt.cloud.portfolios",
+    "TimeConstrainedSelection": "mopt.cloud.selection",
+}
+
+__all__ = [
+    "SWF_COLUMNS", "find_trace", "read_swf", "PATTERNS", "TRACES", "FetchError", "clean", "fetch",
+    "load_trace", "synthetic", *_LAZY,
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mopt.cloud' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

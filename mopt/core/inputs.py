@@ -162,30 +162,33 @@ def read_bytes(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> b
 
 def _gunzip(raw: bytes, what: str, name: str, cap: int) -> bytes:
     """Every gzip member of ``raw``, decompressed in chunks so that no more than ``cap`` bytes
-    are ever produced (a small file that inflates to gigabytes is refused early)."""
-    out = bytearray()
+    are ever produced (a small file that inflates to gigabytes is refused early, holding at most
+    ``cap`` bytes)."""
+    parts: list[bytes] = []
+    size = lines_before = 0  # bytes so far; lines of the members before the current one
     data = raw
     while True:
-        inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        member, first, inflate = data, len(parts), zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         try:
             while not inflate.eof:
-                chunk = inflate.decompress(data, min(_CHUNK, cap + 1 - len(out)))
-                out += chunk
-                if len(out) > cap:
+                chunk = inflate.decompress(data, min(_CHUNK, cap + 1 - size))
+                parts.append(chunk)
+                size += len(chunk)
+                if size > cap:
                     raise _too_big(what, name, "input_bytes", "inflates beyond the size limit")
                 data = inflate.unconsumed_tail
                 if not data and not chunk:
-                    line = out.count(b"\n") + 1
+                    line = lines_before + sum(p.count(b"\n") for p in parts[first:]) + 1
                     raise InputError(f"{name}, line {line}: the gzip data ends early (truncated file).")
         except zlib.error as err:
-            line = _partial(raw).count(b"\n") + 1
+            line = lines_before + _partial(member).count(b"\n") + 1
             raise InputError(f"{name}, line {line}: the gzip data is corrupt ({err}).") from None
+        lines_before += sum(p.count(b"\n") for p in parts[first:])
         data = inflate.unused_data
         if not data.strip(b"\0"):  # trailing zero padding is allowed, as gzip(1) allows it
-            return bytes(out)
+            return b"".join(parts)
         if data[:2] != _GZIP_MAGIC:
-            line = out.count(b"\n") + 1
-            raise InputError(f"{name}, line {line}: the gzip data is corrupt (trailing garbage).")
+            raise InputError(f"{name}, line {lines_before + 1}: the gzip data is corrupt (trailing garbage).")
 
 
 def _partial(raw: bytes) -> bytes:

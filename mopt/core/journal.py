@@ -30,7 +30,7 @@ from mopt.core.errors import InputError, MoptError
 __all__ = ["Journal"]
 
 FORMAT = "mopt-journal-1"
-_SHIFT = np.int64(1) << np.int64(32)  # key = design * 2**32 + rep
+_SHIFT = np.int64(1) << np.int64(32)  # look-up key = rank of the design in the journal * 2**32 + rep
 
 
 def _quote(name: str) -> str:
@@ -139,29 +139,37 @@ class Journal:
         cols = ", ".join(_quote(o) for o in self.objectives)
         rows = self._db.execute(f"SELECT design, rep, {cols} FROM replications ORDER BY design, rep").fetchall()
         m = len(self.objectives)
+        arr = np.array(rows, dtype=float).reshape(len(rows), 2 + m)  # None (NaN) -> nan
         if rows:
-            arr = np.array(rows, dtype=float).reshape(len(rows), 2 + m)  # None (NaN) -> nan
             self._check_addresses(rows, arr[:, :2])
-            self._keys = arr[:, 0].astype(np.int64) * _SHIFT + arr[:, 1].astype(np.int64)
-            self._values = arr[:, 2:]
-        else:
-            self._keys = np.empty(0, dtype=np.int64)
-            self._values = np.empty((0, m))
+        # designs and reps as int64 from the rows (design indices go up to 2**62: floats round them)
+        designs = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+        reps = np.fromiter((int(r[1]) for r in rows), dtype=np.int64, count=len(rows))
+        self._index(designs, reps, arr[:, 2:])
         self.n_loaded = len(rows)
         self.n_committed = 0
-        self._pending: list[tuple[np.ndarray, np.ndarray]] = []  # committed since, not yet indexed
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # committed, not yet indexed
+
+    def _index(self, designs: np.ndarray, reps: np.ndarray, values: np.ndarray) -> None:
+        """Sorted look-up keys of the pairs (the first of duplicates kept).  A key is the rank of the
+        design among the journal's designs times 2**32 plus the replication, so designs of any
+        index (a space of billions) fit in an int64 key."""
+        self._designs = np.unique(designs)
+        keys = np.searchsorted(self._designs, designs).astype(np.int64) * _SHIFT + reps
+        keys, first = np.unique(keys, return_index=True)
+        self._keys, self._values = keys, values[first]
 
     def _check_addresses(self, rows, pairs: np.ndarray) -> None:
         """Every row's design and replication index is an integer in range (SQLite stores a
         hand-edited ``1.5`` as it is; truncating it would silently change a replication)."""
-        limits = np.array([_SHIFT // 2, _SHIFT])
+        limits = np.array([2.0**62, _SHIFT])
         bad = ((pairs != np.floor(pairs)) | (pairs < 0) | (pairs >= limits)).any(axis=1)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             design, rep = rows[k][0], rows[k][1]
             raise InputError(f"journal {str(self.path)!r} is damaged: the row of design {design!r}, replication "
                              f"{rep!r} does not address a replication (both must be integers, design in [0, "
-                             "2**31), replication in [0, 2**32)); use another journal file.")
+                             "2**62), replication in [0, 2**32)); use another journal file.")
 
     def __len__(self) -> int:
         """Replications in the journal (loaded at opening plus committed since)."""
@@ -169,21 +177,31 @@ class Journal:
 
     # -- reading and writing -------------------------------------------------------------------
     @staticmethod
-    def _pair_keys(indices: np.ndarray, reps: np.ndarray) -> np.ndarray:
-        if (len(reps) and reps.max() >= _SHIFT) or (len(indices) and indices.max() >= _SHIFT // 2):
-            raise InputError("a journal holds replications 0 .. 2**32 - 1 of designs 0 .. 2**31 - 1; "
-                             f"got design {indices.max()}, replication {reps.max()}.")
-        return (indices[:, None] * _SHIFT + reps[None, :]).ravel()
+    def _check_reps(reps: np.ndarray) -> None:
+        if len(reps) and reps.max() >= _SHIFT:
+            raise InputError(f"a journal holds replications 0 .. 2**32 - 1 of each design; got replication "
+                             f"{reps.max()}.")
+
+    def _pair_keys(self, indices: np.ndarray, reps: np.ndarray) -> np.ndarray:
+        """Look-up keys of the pairs ``indices × reps`` (-1 for designs the journal does not hold)."""
+        self._check_reps(reps)
+        rank = np.searchsorted(self._designs, indices)
+        held = rank < len(self._designs)
+        held[held] = self._designs[rank[held]] == indices[held]
+        keys = rank.astype(np.int64)[:, None] * _SHIFT + reps[None, :]
+        keys[~held] = -1
+        return keys.ravel()
 
     def index_commits(self) -> None:
         """Make what this object committed since it was opened (or last indexed) visible to
         :meth:`lookup`.  A run never asks for a pair it committed itself, so the driver calls this
         once per run, not once per lookup."""
         if self._pending:
-            keys = np.concatenate([self._keys, *(k for k, _ in self._pending)])
-            values = np.concatenate([self._values, *(v for _, v in self._pending)])
-            keys, first = np.unique(keys, return_index=True)
-            self._keys, self._values, self._pending = keys, values[first], []
+            designs = np.concatenate([self._designs[self._keys // _SHIFT], *(d for d, _, _ in self._pending)])
+            reps = np.concatenate([self._keys % _SHIFT, *(r for _, r, _ in self._pending)])
+            values = np.concatenate([self._values, *(v for _, _, v in self._pending)])
+            self._index(designs, reps, values)
+            self._pending = []
 
     def lookup(self, indices, reps) -> tuple[np.ndarray, np.ndarray]:
         """Which of the pairs ``indices × reps`` the journal held when it was opened or last
@@ -208,7 +226,7 @@ class Journal:
         indices = np.asarray(indices, dtype=np.int64)
         reps = np.asarray(reps, dtype=np.int64)
         values = np.asarray(values, dtype=float)
-        keys = self._pair_keys(indices, reps)
+        self._check_reps(reps)
         rows = [
             (int(i), int(r), *[None if np.isnan(v) else float(v) for v in values[a, b]])
             for a, i in enumerate(indices)
@@ -232,7 +250,8 @@ class Journal:
                 db.execute("ROLLBACK")
             raise
         self.n_committed += db.total_changes - before
-        self._pending.append((keys, values.reshape(len(keys), len(self.objectives))))
+        self._pending.append((np.repeat(indices, len(reps)), np.tile(reps, len(indices)),
+                              values.reshape(len(indices) * len(reps), len(self.objectives))))
 
     def close(self) -> None:
         db = getattr(self, "_db", None)

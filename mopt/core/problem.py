@@ -8,6 +8,7 @@ pymoo algorithm runs the problem unchanged.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 from pymoo.core.problem import Problem
 
-from mopt.core import space
+from mopt.core import interop, space
 from mopt.core.errors import InputError, SimulationError, check_int
 from mopt.core.random import SeedLike, replication_rng, resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
@@ -120,6 +121,26 @@ class StochasticProblem(Problem):
         self.objectives = objectives
         self.n_reps = n_reps
         self.seed = seed
+        # no constraint when every in-bounds integer vector is a design (see mopt.core.interop)
+        try:
+            self.n_ieq_constr = 0 if interop.every_vector_is_a_design(self) else 1
+        except (AttributeError, NotImplementedError, TypeError, ValueError):  # space not built yet
+            pass
+
+    def unconstrained(self) -> StochasticProblem:
+        """This problem as pymoo sees it without a constraint: a vector that is not a design is
+        evaluated as its nearest design (:meth:`repair`).  For pymoo algorithms that refuse
+        constraints (MOEA/D); with :func:`mopt.pymoo_operators` every candidate is a design anyway.
+
+        Examples
+        --------
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> prob.unconstrained().evaluate(np.array([[7]])).tolist()  # beyond xu: the nearest, a = 4
+        [[4.0]]
+        """
+        view = copy.copy(self)
+        view.n_ieq_constr = 0
+        return view
 
     # -- design space ----------------------------------------------------------------------
     @property
@@ -272,21 +293,26 @@ class StochasticProblem(Problem):
             entropy = resolve_seed(self.seed)  # resolved once: a Generator seed is drawn from once
         except (TypeError, InputError) as exc:
             raise type(exc)(f"the problem's {exc}") from None
-        # pymoo proposes any integer vector in [xl, xu]; one that is not a design (e.g. T > D) is
-        # infeasible (G = 1, F = inf) instead of an error, so pymoo algorithms run unchanged.
-        X = np.atleast_2d(np.rint(np.asarray(x, dtype=float)).astype(np.int64))
-        indices = np.full(len(X), -1, dtype=np.int64)
-        for k, row in enumerate(X):
+        # pymoo proposes any vector in [xl, xu], rounded here; one that is not a design (e.g. T > D)
+        # is infeasible (F = inf, G graded: see mopt.core.interop.violation) instead of an error,
+        # or, without a constraint, evaluated as its nearest design.
+        raw = np.atleast_2d(np.asarray(x, dtype=float))
+        indices = np.full(len(raw), -1, dtype=np.int64)
+        for k, row in enumerate(np.rint(raw).astype(np.int64)):
             try:
                 indices[k] = self.index(row)
             except (ValueError, TypeError):
                 pass
         valid = indices >= 0
-        F = np.full((len(X), self.n_obj), np.inf)
+        if not self.n_ieq_constr and not valid.all():
+            indices[~valid] = self.repair(raw[~valid])
+            valid[:] = True
+        F = np.full((len(raw), self.n_obj), np.inf)
         if valid.any():
             F[valid] = self.replicate(indices[valid], np.arange(n_reps), entropy).mean(axis=1)
         out["F"] = F
-        out["G"] = np.where(valid, 0.0, 1.0)[:, None]
+        if self.n_ieq_constr:
+            out["G"] = interop.violation(self, raw, valid)[:, None]
 
     def fingerprint(self) -> str:
         """A short hash of everything that determines the replications (for journals and results)."""

@@ -24,6 +24,7 @@ MAX_T_UR = sys.float_info.max / 4
 #: bounds of ours on values no run can use: beyond them costs overflow (standard errors become
 #: inf) or the simulator's per-replication state (a few arrays of #ur entries) takes gigabytes
 MAX_UNRELIABLE = 10**6
+MAX_TASKS = 10**6  # a bag of 10**6 tasks takes seconds per replication; 10**7 exceeds the instance cap
 MAX_TIME = 1e9  # s (about 32 years): t_ur, t_r
 MAX_CHARGING_PERIOD = 365 * 86400.0  # s (a year)
 MAX_RATE = 1e6  # cents/s: c_ur, c_r
@@ -70,7 +71,7 @@ class Environment:
     The throughput phase uses no replication and the deadline ``throughput_deadline`` = 4·t_ur.
 
     Bounds of ours on values no run can use (beyond them costs overflow to inf, or the simulator's
-    per-machine state takes gigabytes): ``n_unreliable`` <= 10**6, ``t_ur`` and ``t_r`` <= 1e9 s,
+    per-machine state takes gigabytes): ``n_tasks`` and ``n_unreliable`` <= 10**6, ``t_ur`` and ``t_r`` <= 1e9 s,
     ``c_ur`` and ``c_r`` <= 1e6 cents/s, ``charging_period_r`` <= one year (31,536,000 s).
     """
 
@@ -87,6 +88,9 @@ class Environment:
     def __post_init__(self):
         object.__setattr__(self, "n_tasks", _count("n_tasks", self.n_tasks))
         object.__setattr__(self, "n_unreliable", _count("n_unreliable", self.n_unreliable))
+        if self.n_tasks > MAX_TASKS:
+            raise InputError(f"'n_tasks' must be an integer in [1, {MAX_TASKS:,}] (ours: larger bags exceed "
+                             f"the simulator's safety cap on instances); got {self.n_tasks}.")
         if self.n_unreliable > MAX_UNRELIABLE:
             raise InputError(f"'n_unreliable' must be an integer in [1, {MAX_UNRELIABLE:,}] (ours: the "
                              f"simulator keeps per-machine state); got {self.n_unreliable}.")

@@ -111,14 +111,19 @@ class SearchState:
             table[pos[found]] = values[found]
             self._stats[name] = np.concatenate([table, values[~found]])[order]
 
-    def record(self, i: int, values: np.ndarray) -> None:
-        """Append replications ``values`` (n, n_obj) of design ``i`` and update its statistics."""
-        i = int(i)
+    def _append(self, i: int, values: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+        """Append ``values`` to design ``i``'s samples; its new count, mean and variance."""
         old = self.samples.get(i)
         s = values if old is None else np.concatenate([old, values])
         self.samples[i] = s
-        self._set(np.array([i], dtype=np.int64), len(s), s.mean(axis=0),
-                  s.var(axis=0, ddof=1) if len(s) > 1 else np.nan)
+        var = s.var(axis=0, ddof=1) if len(s) > 1 else np.full(s.shape[1], np.nan)
+        return len(s), s.mean(axis=0), var
+
+    def record(self, i: int, values: np.ndarray) -> None:
+        """Append replications ``values`` (n, n_obj) of design ``i`` and update its statistics."""
+        i = int(i)
+        count, mean, var = self._append(i, values)
+        self._set(np.array([i], dtype=np.int64), count, mean, var)
 
     def record_group(self, indices, values: np.ndarray) -> None:
         """Record ``values[k]`` (n, n_obj) for each design ``indices[k]`` (distinct); designs
@@ -131,8 +136,11 @@ class SearchState:
                 self.samples[i] = v
             self._set(idx, vals.shape[1], vals.mean(axis=1),
                       vals.var(axis=1, ddof=1) if vals.shape[1] > 1 else np.nan)
-        for k in np.flatnonzero(~new):
-            self.record(indices[k], values[k])
+        old = np.flatnonzero(~new)
+        if len(old):  # each design's statistics from its own samples, stored at once
+            stats = [self._append(int(indices[k]), values[k]) for k in old]
+            self._set(indices[old], np.array([c for c, _, _ in stats], dtype=np.int64),
+                      np.array([m for _, m, _ in stats]), np.array([v for _, _, v in stats]))
 
     def sampled(self) -> np.ndarray:
         """Indices of the designs simulated so far (sorted)."""

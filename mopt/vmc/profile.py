@@ -13,6 +13,7 @@ range ``[vms_min, vms_max]``; :func:`lookup` takes the most specific matching ro
 
 from __future__ import annotations
 
+import io
 import math
 import os
 
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError
+from mopt.core.inputs import read_text
 
 __all__ = ["COLUMNS", "default_table", "read_table", "check_table", "lookup", "class_tables"]
 
@@ -59,8 +61,9 @@ def read_table(path) -> pd.DataFrame:
     """A profiling table from a CSV file with the columns :data:`COLUMNS` (checked)."""
     if not os.path.exists(path):
         raise InputError(f"profiling table {str(path)!r} does not exist.")
+    text = read_text(path, "profiling table")  # a regular file, bounded in size and line length
     try:
-        table = pd.read_csv(path)
+        table = pd.read_csv(io.StringIO(text))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise InputError(f"profiling table {str(path)!r} is not a readable CSV ({exc}).") from None
     return check_table(table, name=str(path))

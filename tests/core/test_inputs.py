@@ -26,6 +26,7 @@ from mopt.core.errors import InputError
 from mopt.core.inputs import check_nesting, limit, read_bytes, read_json, read_text, read_toml
 from mopt.core.result import Result
 from mopt.scenario import load_scenario
+from mopt.vmc.profile import read_table
 
 RECORD = "1 0 3 60 2 -1 -1 2 120 -1 1 1 1 -1 1 -1 -1 -1"
 
@@ -79,10 +80,11 @@ def _readers(path):
         "json": lambda: read_json(path, "metadata"),
         "swf": lambda: read_swf(path),
         "scenario": lambda: load_scenario(path),
+        "vmc profile": lambda: read_table(path),
     }
 
 
-@pytest.mark.parametrize("reader", ["bytes", "text", "toml", "json", "swf", "scenario"])
+@pytest.mark.parametrize("reader", ["bytes", "text", "toml", "json", "swf", "scenario", "vmc profile"])
 def test_fifo_is_refused_without_blocking(tmp_path, reader):
     """A FIFO with no writer would block open() forever: refused from its stat, at once."""
     fifo = tmp_path / "pipe"
@@ -106,7 +108,7 @@ def test_fifo_is_refused_without_blocking(tmp_path, reader):
     count_bad_input("inputs")
 
 
-@pytest.mark.parametrize("reader", ["bytes", "text", "toml", "json", "swf", "scenario"])
+@pytest.mark.parametrize("reader", ["bytes", "text", "toml", "json", "swf", "scenario", "vmc profile"])
 def test_dev_zero_is_refused(reader):
     """/dev/zero never ends: refused as a character device before a byte is read."""
     start = time.perf_counter()

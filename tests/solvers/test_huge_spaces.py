@@ -186,3 +186,15 @@ def test_plan_groups_requests_by_replications_held_and_added(grid):
     # groups ordered by (held, added): (0, 2) design 3; (0, 3) design 1; (2, 2) design 9 from rep 2
     assert got == [([3], [0, 1]), ([1], [0, 1, 2]), ([9], [2, 3])]
     assert _plan(state, []) == []
+
+
+def test_a_journal_records_designs_beyond_two_to_the_31(grid, tmp_path):
+    # the sampled designs of a 10**12 space are almost all above 2**31; a journaled run, its
+    # resumption (everything reused, nothing simulated) and a plain run agree exactly
+    path = tmp_path / "huge.sqlite"
+    first = mopt.solve(grid, "ocba", seed=5, sample=30, budget=400, journal=path)
+    assert (first.evaluations["design"] > 2**31).sum() >= 25
+    again = mopt.solve(grid, "ocba", seed=5, sample=30, budget=400, journal=path)
+    assert again.info["journal"]["reused"] == 400 and again.info["journal"]["simulated"] == 0
+    plain = mopt.solve(grid, "ocba", seed=5, sample=30, budget=400)
+    assert first.evaluations.equals(plain.evaluations) and again.evaluations.equals(plain.evaluations)

@@ -1,0 +1,115 @@
+"""KOALA-C Tables II and III (Fei et al., §V-A and §V-C1) on the available traces.
+
+Run from the repository root (with ``MOPT_DATA_DIR`` pointing at the traces)::
+
+    python experiments/koala_tables.py [--quick]
+
+Table II: jobs of at most 32 processors (share of the cleaned trace), runtime mean and quartiles.
+Table III: TAGS-chain's best limit and the share of short jobs at it. "Best" (spec §5): RR
+dispatch, limits 5, 10, ..., 240 min, the limit of lowest mean slowdown for each chain count N
+(1..10) whose offered load is < 1, the median over those N; where no N has load < 1 (LCG), the
+argmin at N = 10, an overload result. Writes ``figures/koala_tables.md`` and the sweep as
+``figures/koala_sweep.csv`` (``koala_fig3.py`` reuses KTH-SP2's rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+from koala_common import (
+    FIGURES,
+    LIMITS,
+    PAPER_TABLE_II,
+    PAPER_TABLE_III,
+    TRACES,
+    load,
+    markdown_table,
+    report,
+    sweep,
+    trace,
+    write_csv,
+)  # fmt: skip
+
+
+def table_ii() -> pd.DataFrame:
+    rows = []
+    for name in TRACES:
+        jobs = trace(name)
+        minutes = jobs["run_time"] / 60
+        q = minutes.quantile([0.25, 0.5, 0.75, 0.99]).to_numpy()
+        paper = PAPER_TABLE_II[name]
+        rows.append({
+            "trace": name, "jobs": len(jobs), "share %": 100 * len(jobs) / jobs.attrs["n_records_used"],
+            "mean": minutes.mean(), "Q1": q[0], "median": q[1], "Q3": q[2], "p99": q[3],
+            "paper": f"{paper[0]}K ({paper[1] if paper[1] else '-'} %), {paper[2]}, {paper[3]}, {paper[4]}, "
+                     f"{paper[5]}, {paper[6]:,}",
+            "load 1 chain": load(jobs, 64), "load 3 clusters": load(jobs, 96), "load 5 sites": load(jobs, 288),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def best_limits(sw: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for name, g in sw.groupby("trace", sort=False):
+        best = g.loc[g.groupby("chains")["slowdown"].idxmin()].set_index("chains")
+        under = best[best["load"] < 1]
+        if len(under):
+            limit, basis = float(np.median(under["limit_min"])), f"median over N = {list(under.index)}"
+        else:
+            limit, basis = float(best.loc[best.index.max(), "limit_min"]), f"overload: N = {best.index.max()}"
+        minutes = trace(name)["run_time"] / 60
+        paper_limit, paper_share = PAPER_TABLE_III[name]
+        rows.append({"trace": name, "best limit": limit, "paper limit": paper_limit,
+                     "short % at best": 100 * (minutes <= limit).mean(),
+                     "short % at paper limit": 100 * (minutes <= paper_limit).mean(), "paper short %": paper_share,
+                     "argmin per N": ", ".join(f"{n}:{int(v)}" for n, v in best["limit_min"].items()),
+                     "basis": basis})
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="a coarse sweep (tests)")
+    parser.add_argument("--replot", action="store_true", help="reuse figures/koala_sweep.csv")
+    args = parser.parse_args()
+    begin = time.perf_counter()
+    t2 = table_ii()
+    limits = LIMITS[::8] if args.quick else LIMITS
+    parts = [pd.read_csv(FIGURES / "koala_sweep.csv")] if args.replot else []
+    for name in [] if args.replot else TRACES:
+        chains = [n for n in range(1, 11) if t2.set_index("trace").loc[name, "load 1 chain"] / n < 1] or [10]
+        if args.quick:
+            chains = chains[-1:]
+        parts.append(sweep(name, chains, limits))
+        print(f"{name}: swept N = {chains}", flush=True)
+    sw = pd.concat(parts, ignore_index=True)
+    if not (args.quick or args.replot):
+        write_csv(sw, "koala_sweep")
+    t3 = best_limits(sw)
+    text = "\n".join([
+        "# KOALA-C Tables II and III on the available traces",
+        "",
+        "Traces cleaned as in the paper (run time > 0, 1..MaxProcs processors), jobs of at most 32",
+        "processors; LCG: the first 50,000 records. Times in minutes. Offered load = Σ size·runtime /",
+        "span / nodes (one chain = 64 nodes, three clusters = 96, five sites = 288 at their maxima).",
+        "",
+        "## Table II",
+        "",
+        markdown_table(t2, {"share %": ".0f", "mean": ",.0f", "Q1": ",.0f", "median": ",.0f", "Q3": ",.0f",
+                            "p99": ",.0f", "load 1 chain": ".2f", "load 3 clusters": ".2f", "load 5 sites": ".2f"}),
+        "",
+        "## Table III (TAGS-chain, RR dispatch, limits 5..240 min by 5" + (", quick" if args.quick else "") + ")",
+        "",
+        markdown_table(t3, {"best limit": ".0f", "short % at best": ".1f", "short % at paper limit": ".1f"}),
+        "",
+        f"Swept {len(sw)} simulations" + (" (read back from figures/koala_sweep.csv)." if args.replot else
+                                          f" in {time.perf_counter() - begin:.0f} s."),
+    ])  # fmt: skip
+    report("koala_tables_quick" if args.quick else "koala_tables", text)
+
+
+if __name__ == "__main__":
+    main()

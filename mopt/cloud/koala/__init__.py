@@ -1,0 +1,40 @@
+"""KOALA-C: task allocation over clusters, a private and a public cloud (Fei et al.; spec ``koala.md``).
+
+Sites and environments (:mod:`~mopt.cloud.koala.environment`), the policies FF, RR, SJF, SJF-ideal,
+HSDF, TAGS-chain and TAGS-sets (:mod:`~mopt.cloud.koala.policies`), a compiled simulator
+(:func:`simulate`) and the TAGS configuration search problem (:class:`TagsProblem`).
+
+Examples
+--------
+>>> import math
+>>> import pandas as pd
+>>> from mopt.cloud.koala import FF, multicloud, simulate
+>>> jobs = pd.DataFrame({"submit": [0, 10], "size": [4, 40], "runtime": [60, 120]})
+>>> run = simulate(jobs, FF(), multicloud())
+>>> run.jobs["site"].tolist(), run.summary["public_cost"]
+(['C1', 'private'], 0.0)
+"""
+
+from __future__ import annotations
+
+from mopt.cloud.koala.environment import (
+    Environment,
+    Site,
+    cluster,
+    multicloud,
+    multicluster,
+    offered_load,
+    private_cloud,
+    public_cloud,
+    real_world,
+)
+from mopt.cloud.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
+from mopt.cloud.koala.problem import TagsProblem
+from mopt.cloud.koala.simulate import KoalaRun, job_table, simulate
+from mopt.cloud.koala.traces import koala_trace
+
+__all__ = [
+    "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
+    "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
+    "simulate", "KoalaRun", "job_table", "koala_trace", "TagsProblem",
+]  # fmt: skip

@@ -1,0 +1,238 @@
+"""Scheduling policies of the cloud simulator (SC13, JSSPP; spec §3): names, codes and rules.
+
+A :class:`Policy` is a triple (provisioning, job selection, VM selection). Inside the compiled event
+loop (:mod:`mopt.cloud.engine`) each part is an integer code; the rules themselves are the small
+named functions below, compiled with Numba and called from the loop.
+
+Provisioning (target / supply; leases ``clamp(target - supply, 0, C - L)`` each tick):
+
+========  ==================================================================================
+StartUp   Σ n_i / I + B; never releases a VM before the end of the workload (JSSPP)
+ODS       JSSPP's one VM per waiting job, which for parallel jobs is ODA's rule (spec §3)
+ODA       Σ n_i / I + B
+ODB       Σ n_i / L (busy VMs count as supply)
+ODE       max(⌈Σ n_i·t_i / 3600⌉, n_head) / I + B (the n_head guard is ours)
+ODM       max n_i / I + B
+ODX       Σ n_i over jobs with (q_i + max(t_i, 10)) / max(t_i, 10) > 2 / I + B
+ODG       leases 1, 2, 4, … while Σ n_i > I + B (ours: doubles after each tick that leased, back
+          to 1 on a tick where demand is met); releases at most 1, 2, 4, … of the releasable idle
+          VMs per tick (ours: doubles after each tick that released, back to 1 when demand is
+          unmet)
+ODW       Σ n_i over jobs waiting longer than W / I + B, W the smallest multiple of 300 s that is
+          >= 5 × boot delay
+========  ==================================================================================
+
+Job selection (highest first; ties by submit time, then job id): FCFS ``q``, SJF ``-t``,
+LXF ``(q + t) / t``, WFP3 ``(q / t)³ · n``, UNICEF ``q / (log2(max(n, 2)) · t)`` (the ``max`` is
+ours: ``log2(1) = 0``). VM selection: FirstFit takes idle VMs in lease order; BestFit / WorstFit
+the idle VMs with the smallest / largest ``(r_v - t_j) mod 3600``, ``r_v`` the VM's paid time left.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from mopt.core.errors import InputError
+
+__all__ = ["PROVISIONING", "JOB_SELECTION", "VM_SELECTION", "RUNTIMES", "Policy", "sc13_policies"]
+
+PROVISIONING = ("StartUp", "ODS", "ODA", "ODB", "ODE", "ODM", "ODX", "ODG", "ODW")
+JOB_SELECTION = ("FCFS", "SJF", "LXF", "WFP3", "UNICEF")
+VM_SELECTION = ("FirstFit", "BestFit", "WorstFit")
+RUNTIMES = ("actual", "user", "predicted")
+
+# integer codes used inside the compiled loop (positions in the tuples above)
+STARTUP, ODS, ODA, ODB, ODE, ODM, ODX, ODG, ODW = range(9)
+FCFS, SJF, LXF, WFP3, UNICEF = range(5)
+FIRSTFIT, BESTFIT, WORSTFIT = range(3)
+HOUR = 3600.0
+
+
+def _lookup(kind: str, names: tuple[str, ...], value) -> int:
+    if isinstance(value, str):
+        for i, name in enumerate(names):
+            if name.lower() == value.strip().lower():
+                return i
+    raise InputError(f"unknown {kind} policy {value!r}; expected one of {', '.join(names)}.")
+
+
+class Policy:
+    """One cloud scheduling policy: provisioning, job selection and VM selection.
+
+    Parameters
+    ----------
+    provisioning : str
+        One of :data:`PROVISIONING`, or a whole name ``"ODA-UNICEF-FirstFit"`` (then the other two
+        arguments are omitted). Case does not matter.
+    job_selection : str, optional
+        One of :data:`JOB_SELECTION`.
+    vm_selection : str, optional
+        One of :data:`VM_SELECTION`.
+
+    Examples
+    --------
+    >>> p = Policy("ODA-UNICEF-FirstFit")
+    >>> p.name, p.codes
+    ('ODA-UNICEF-FirstFit', (2, 4, 0))
+    >>> Policy("odb", "fcfs", "bestfit") == Policy.parse("ODB-FCFS-BestFit")
+    True
+    """
+
+    __slots__ = ("provisioning", "job_selection", "vm_selection", "codes")
+
+    def __init__(self, provisioning: str, job_selection: str | None = None,
+                 vm_selection: str | None = None) -> None:
+        if job_selection is None and vm_selection is None:
+            if not isinstance(provisioning, str) or provisioning.count("-") != 2:
+                raise InputError(
+                    f"'policy' must read PROVISIONING-JOBSELECTION-VMSELECTION, e.g. "
+                    f"'ODA-UNICEF-FirstFit'; got {provisioning!r}."
+                )
+            provisioning, job_selection, vm_selection = provisioning.split("-")
+        codes = (_lookup("provisioning", PROVISIONING, provisioning),
+                 _lookup("job-selection", JOB_SELECTION, job_selection),
+                 _lookup("VM-selection", VM_SELECTION, vm_selection))
+        self.codes = codes
+        self.provisioning = PROVISIONING[codes[0]]
+        self.job_selection = JOB_SELECTION[codes[1]]
+        self.vm_selection = VM_SELECTION[codes[2]]
+
+    @classmethod
+    def parse(cls, name: str) -> Policy:
+        """The policy named ``"PROVISIONING-JOBSELECTION-VMSELECTION"``.
+
+        Examples
+        --------
+        >>> Policy.parse("ODX-LXF-WorstFit").vm_selection
+        'WorstFit'
+        """
+        return cls(name)
+
+    @property
+    def name(self) -> str:
+        return f"{self.provisioning}-{self.job_selection}-{self.vm_selection}"
+
+    def __repr__(self) -> str:
+        return f"Policy({self.name!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Policy) and self.codes == other.codes
+
+    def __hash__(self) -> int:
+        return hash(self.codes)
+
+
+def sc13_policies() -> list[Policy]:
+    """SC13's 60 policies: {ODA, ODB, ODE, ODM, ODX} × {FCFS, LXF, UNICEF, WFP3} × {BestFit,
+    FirstFit, WorstFit}, in this nested order.
+
+    Examples
+    --------
+    >>> ps = sc13_policies()
+    >>> len(ps), ps[0].name, ps[-1].name
+    (60, 'ODA-FCFS-BestFit', 'ODX-WFP3-WorstFit')
+    """
+    return [Policy(p, j, v) for p in ("ODA", "ODB", "ODE", "ODM", "ODX")
+            for j in ("FCFS", "LXF", "UNICEF", "WFP3") for v in ("BestFit", "FirstFit", "WorstFit")]
+
+
+# -- compiled rules ---------------------------------------------------------------------------------
+@njit(cache=True)
+def priority(code: int, q: float, t: float, n: float) -> float:
+    """Job-selection priority (higher first) of a job waiting ``q`` s, runtime ``t``, ``n`` VMs."""
+    t = max(t, 1.0)  # ours: runtimes are >= 1 s after cleaning; guards a zero estimate
+    if code == FCFS:
+        return q
+    if code == SJF:
+        return -t
+    if code == LXF:
+        return (q + t) / t
+    if code == WFP3:
+        x = q / t
+        return x * x * x * n
+    return q / (math.log2(max(n, 2.0)) * t)  # UNICEF
+
+
+@njit(cache=True)
+def odx_urgent(q: float, t: float) -> bool:
+    """ODX's test: the job's bounded slowdown so far, (q + max(t, 10)) / max(t, 10), exceeds 2."""
+    m = max(t, 10.0)
+    return (q + m) / m > 2.0
+
+
+@njit(cache=True)
+def odw_wait(boot_delay: float) -> float:
+    """ODW's threshold W: the smallest multiple of 5 min that is >= 5 × the boot delay (ours)."""
+    return math.ceil(5.0 * boot_delay / 300.0) * 300.0
+
+
+@njit(cache=True)
+def provisioning_target(code, queue, nq, now, head, boot_delay):
+    """Target number of VMs of provisioning policy ``code`` for the ``nq`` queued jobs ``queue``.
+
+    Returns ``(target, counts_busy)``: ``counts_busy`` is True where the supply is every leased
+    VM (ODB) rather than the idle and booting ones. ODG's target is ODA's (its lease size is
+    decided by the loop).
+    """
+    total = 0.0
+    if code == ODM:
+        for i in range(nq):
+            total = max(total, queue[i, 5])
+    elif code == ODE:
+        work = 0.0
+        for i in range(nq):
+            work += queue[i, 5] * queue[i, 3]
+        total = float(math.ceil(work / HOUR))
+        if nq > 0:
+            total = max(total, queue[head, 5])  # the guard (ours)
+    elif code == ODX:
+        for i in range(nq):
+            if odx_urgent(now - queue[i, 1], queue[i, 3]):
+                total += queue[i, 5]
+    elif code == ODW:
+        w = odw_wait(boot_delay)
+        for i in range(nq):
+            if now - queue[i, 1] > w:
+                total += queue[i, 5]
+    else:  # StartUp, ODS, ODA, ODB, ODG
+        for i in range(nq):
+            total += queue[i, 5]
+    return total, code == ODB
+
+
+@njit(cache=True)
+def paid_left(lease: float, now: float) -> float:
+    """r_v: the paid time a VM leased at ``lease`` has left at ``now`` (0 on an hour boundary)."""
+    k = max(1.0, math.ceil((now - lease) / HOUR))
+    return lease + k * HOUR - now
+
+
+@njit(cache=True)
+def fit_leftover(lease: float, now: float, t: float) -> float:
+    """ℓ_v = (r_v - t_j) mod 3600: what is left of the VM's last paid hour after running the job."""
+    x = paid_left(lease, now) - t
+    return x - HOUR * math.floor(x / HOUR)
+
+
+@njit(cache=True)
+def priority_line(code: int, submit: float, t: float, n: float):
+    """``(a, b)`` with the priority an increasing function of ``a + b·now`` for a queued job.
+
+    The loop uses it to find the next tick at which a job can overtake the head of the queue
+    (FCFS, LXF, UNICEF are linear in ``now``; WFP3 is the cube of a linear function; SJF is
+    constant).
+    """
+    t = max(t, 1.0)
+    if code == FCFS:
+        return -submit, 1.0
+    if code == SJF:
+        return -t, 0.0
+    if code == LXF:
+        return (t - submit) / t, 1.0 / t
+    if code == WFP3:
+        c = n ** (1.0 / 3.0) / t
+        return -submit * c, c
+    b = 1.0 / (math.log2(max(n, 2.0)) * t)  # UNICEF
+    return -submit * b, b

@@ -1,0 +1,110 @@
+"""Cloud scenario files (``family = "cloud"``): the portfolio-mix problem in TOML, read by
+:func:`mopt.scenario.load_scenario` and run by ``mopt frontier``.
+
+::
+
+    family = "cloud"
+
+    [workload]                    # what a replication replays
+    trace = "KTH-SP2"             # an archive trace (jobs of at most max_vms processors)
+    kind = "trace"                # "trace": a random window of the trace; "synthetic": a JSSPP
+                                  # arrival pattern with runtimes drawn from the trace
+    window = 100                  # jobs per replication
+    patterns = ["Steady", "Bursty"]  # optional, for kind = "synthetic" (default all five)
+
+    [cloud]                       # optional (SC13's cloud)
+    boot_delay = 120              # s
+    max_vms = 256
+    period = 1                    # selection period in 20 s ticks
+    kappa = 100
+
+    [run]                         # as for every family (mopt.scenario.parse_run)
+    method = "mocba"
+    n_reps = 3
+    seed = 1
+    budget = 3000
+
+The designs are :class:`~mopt.cloud.portfolio_problem.PortfolioProblem`'s: a non-empty mix of
+JSSPP's 10 policies × β/α in {¼, ½, 1, 2, 4}; the objectives are mean bounded slowdown and charged
+VM-hours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from mopt.cloud.portfolio_problem import PortfolioProblem
+from mopt.core.errors import InputError, check_int, check_number
+from mopt.scenario import Scenario, check_keys, parse_run, where
+
+__all__ = ["CloudScenario", "parse"]
+
+_SECTIONS = {"workload": True, "cloud": False, "run": False}
+_WORKLOAD = {"trace": True, "kind": False, "window": False, "patterns": False}
+_CLOUD = {"boot_delay": False, "max_vms": False, "period": False, "kappa": False}
+
+
+@dataclass(frozen=True, kw_only=True)
+class CloudScenario(Scenario):
+    """A loaded cloud scenario file: :class:`mopt.scenario.Scenario` and the problem's arguments.
+
+    Examples
+    --------
+    >>> from mopt.scenario import load_scenario
+    >>> sc = load_scenario("examples/portfolio_mix.toml")  # doctest: +SKIP
+    >>> sc.problem().n_designs  # doctest: +SKIP
+    5115
+    """
+
+    family: str = "cloud"
+    problem_kwargs: dict = field(default_factory=dict)
+
+    noun: ClassVar[str] = "mixes"
+    noun_singular: ClassVar[str] = "mix"
+    legend: ClassVar[str] = "bsd = mean bounded slowdown, vm_hours = charged VM-hours"
+    labels: ClassVar[dict] = {"bsd": "mean bounded slowdown", "vm_hours": "charged VM-hours"}
+
+    def problem(self, n_reps: int | None = None, seed: int | None = None) -> PortfolioProblem:
+        """The portfolio-mix problem of this scenario (``n_reps``, ``seed``: defaults from [run])."""
+        return PortfolioProblem(**self.problem_kwargs,
+                                n_reps=self.n_reps if n_reps is None else n_reps,
+                                seed=self.seed if seed is None else seed)
+
+
+def parse(path: Path, doc: dict) -> CloudScenario:
+    """Check a cloud scenario document (the family interface of :mod:`mopt.scenario`)."""
+    check_keys(path, None, doc, _SECTIONS)
+    sections = {}
+    for name in _SECTIONS:
+        value = doc.get(name, {})
+        if not isinstance(value, dict):
+            raise InputError(f"{path}: '{name}' must be a section [{name}]; got {value!r}.")
+        sections[name] = value
+    check_keys(path, "workload", sections["workload"], _WORKLOAD)
+    check_keys(path, "cloud", sections["cloud"], _CLOUD)
+    work = sections["workload"]
+    kwargs = {"jobs": work["trace"], "workload": work.get("kind", "trace")}
+    for key in ("window", "patterns"):
+        if key in work:
+            kwargs[key] = work[key]
+    with where(path, "cloud"):
+        cloud = sections["cloud"]
+        for key in ("max_vms", "period"):
+            if key in cloud:
+                kwargs[key] = check_int(key, cloud[key], low=1)
+        if "boot_delay" in cloud:
+            kwargs["boot_delay"] = check_number("boot_delay", cloud["boot_delay"], low=0)
+        if "kappa" in cloud:
+            kwargs["kappa"] = check_number("kappa", cloud["kappa"], low=0, low_open=True)
+    with where(path, "workload"):
+        if not isinstance(kwargs["jobs"], str):
+            raise InputError(f"'trace' must be a trace name; got {kwargs['jobs']!r}.")
+        if not isinstance(kwargs["workload"], str):
+            raise InputError(f"'kind' must be 'trace' or 'synthetic'; got {kwargs['workload']!r}.")
+    run = parse_run(path, sections["run"])
+    scenario = CloudScenario(problem_kwargs=kwargs, path=path, **run)
+    with where(path, "workload"):  # the values are checked where the problem is built
+        scenario.problem()
+    return scenario
