@@ -471,6 +471,11 @@ def _demo(args) -> int:
         f"(exhaustive), seed {seed}."
     )
     print(FS_NOTE)
+    from mopt.expert._engine import needs_compilation
+
+    if needs_compilation():
+        print("mopt: compiling the simulator on first use (once per install; later runs load it from "
+              "numba's cache)...", file=sys.stderr, flush=True)
     with _executor(args) as executor:
         result = mopt.solve(problem, "exhaustive", seed=seed, executor=executor, journal=args.journal,
                             progress=_progress(args), n_reps=10)

@@ -345,8 +345,8 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
         nxt = _next_tick(sc, queue, running, vms, jobs, prov, jobsel, t, quiet, head, idle)
         if nq == 0 and nxt > t + step:
             sc[S_G] = 1.0  # ODG: the skipped ticks had no demand
-        if nxt == np.inf:  # cannot happen with jobs no wider than the cap; never loop
-            return -1
+        if nxt == np.inf or nxt <= t:  # no event (cannot happen with jobs no wider than the
+            return -1  # cap) or times too large for float64 ticks (refused by simulate)
         if period > 0 and nq > 0:  # (period: a multiple of the step)
             nxt = min(nxt, _tick_of((math.floor(t / period) + 1) * period, step))
         if until < np.inf:

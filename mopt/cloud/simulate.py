@@ -21,6 +21,8 @@ from mopt.core.errors import InputError, check_number
 
 __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
 
+#: largest time accepted (s, about 31,700 years): far below where float64 loses whole seconds
+MAX_TIME = 1e12
 _KEEP = ("job_id", "submit_time", "run_time", "n_procs", "req_time", "user_id")
 
 
@@ -105,6 +107,11 @@ def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actu
     values = frame.to_numpy(dtype=np.float64)
     if not np.isfinite(values).all():
         raise InputError("'jobs' holds NaN or infinite values; clean the trace first.")
+    huge = (frame[["submit_time", "run_time", "req_time"]].abs() > MAX_TIME).any(axis=1)
+    if huge.any():
+        raise InputError(f"'jobs' has {int(huge.sum())} jobs with a submit_time, run_time or "
+                         f"req_time beyond {MAX_TIME:.0e} s; 20 s ticks cannot be told apart "
+                         f"there.")
     bad = (frame["run_time"] <= 0) | (frame["n_procs"] <= 0) | (frame["submit_time"] < 0)
     if bad.any():
         raise InputError(f"'jobs' has {int(bad.sum())} jobs with run_time <= 0, n_procs <= 0 or a "
@@ -188,8 +195,8 @@ def start_run(jobs: pd.DataFrame, *, boot_delay: float, step: float, max_vms: in
     """Check the arguments of :func:`simulate` and return ``(table, frame, info, state)``: the
     engine's job table, the kept jobs, counts and the state at the first tick (shared with the
     portfolio scheduler)."""
-    boot_delay = check_number("boot_delay", boot_delay, low=0)
-    step = check_number("step", step, low=0, low_open=True)
+    boot_delay = check_number("boot_delay", boot_delay, low=0, high=MAX_TIME)
+    step = check_number("step", step, low=0, low_open=True, high=3600)
     if isinstance(max_vms, bool) or not isinstance(max_vms, numbers.Integral) or max_vms < 1:
         raise InputError(f"'max_vms' must be an integer >= 1; got {max_vms!r}.")
     for name, value in (("kappa", kappa), ("alpha", alpha), ("beta", beta)):

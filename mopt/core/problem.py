@@ -124,7 +124,7 @@ class StochasticProblem(Problem):
         # no constraint when every in-bounds integer vector is a design (see mopt.core.interop)
         try:
             self.n_ieq_constr = 0 if interop.every_vector_is_a_design(self) else 1
-        except (AttributeError, NotImplementedError, TypeError, ValueError):  # space not built yet
+        except Exception:  # noqa: BLE001 - a space not built yet (a subclass sets it up later): keep it
             pass
 
     def unconstrained(self) -> StochasticProblem:

@@ -4,6 +4,11 @@ One replication simulates the throughput phase (no replication, deadline 4·t_ur
 strategy of the replication: common random numbers) and then the tail phase under the strategy.
 ``makespan`` is the tail-phase makespan (T_tail → last task completes; the whole bag for AR) and
 ``cost`` the cost per task of every instance that returned a result, in both phases.
+
+Events at one instant follow the paper's time step: every result and timeout first, then each due
+task enqueues at most one instance (in task order), then machines are allocated; a task sent at
+this instant enqueues its next instance only in a later step (with T = 0: a step at the same
+time, behind the other tasks' instances).  Strategy B checks its budget after the results.
 """
 
 from __future__ import annotations

@@ -78,9 +78,9 @@ def test_fuzz_bad_jobs_and_options(column, value, key, bad):
     jobs = pd.DataFrame({"submit_time": [0, 10], "run_time": [5, 7], "n_procs": [1, 2]})
     jobs[column] = jobs[column].astype(float)
     jobs.loc[1, column] = value
-    good_value = column == "submit_time" and value >= 0 or (
+    good_value = value <= 1e12 and (column == "submit_time" and value >= 0 or (
         column != "submit_time" and value > 0 and math.isfinite(value) and
-        (column != "n_procs" or value <= 256))
+        (column != "n_procs" or value <= 256)))
     kwargs = {} if key is None else {key: int(bad) if key == "max_vms" and bad == -1 else bad}
     if good_value and not kwargs:
         if math.isfinite(value):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
 import sys
 from pathlib import Path
 
@@ -80,3 +81,14 @@ def test_engine_matches_model_large_cap_and_long_trace():
     for policy in ("ODA-UNICEF-BestFit", "ODB-WFP3-WorstFit", "ODX-LXF-FirstFit",
                    "ODW-SJF-BestFit", "ODG-FCFS-FirstFit", "StartUp-UNICEF-WorstFit"):
         _check(df, policy, "predicted")
+
+
+@pytest.mark.skipif(not os.environ.get("MOPT_DATA_DIR"), reason="MOPT_DATA_DIR is not set")
+def test_engine_matches_model_on_real_trace_slice():
+    # the first 150 jobs of KTH-SP2 (real sizes, runtimes, estimates and users; <= 64 processors)
+    from mopt.cloud import load_trace
+
+    df = load_trace("KTH-SP2", size_limit=64).head(150)
+    for policy, runtime in (("ODA-UNICEF-FirstFit", "actual"), ("ODE-LXF-BestFit", "predicted"),
+                            ("ODB-WFP3-WorstFit", "user")):
+        _check(df, policy, runtime, max_vms=64)

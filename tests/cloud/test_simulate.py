@@ -235,5 +235,10 @@ def test_empty_or_unclean_trace():
         simulate(trace(), "ODA-FCFS-FirstFit")
     with pytest.raises(InputError, match="run_time <= 0"):
         simulate(trace((0, -1, 1)), "ODA-FCFS-FirstFit")
+    # times where float64 cannot tell 20 s ticks apart would never finish: refused
+    with pytest.raises(InputError, match="beyond 1e\\+12 s"):
+        simulate(trace((0, 10, 1), (1e300, 10, 1)), "ODA-FCFS-FirstFit")
+    with pytest.raises(InputError, match="'boot_delay'"):
+        simulate(trace((0, 10, 1)), "ODA-FCFS-FirstFit", boot_delay=1e300)
     with pytest.raises(InputError, match="no column 'n_procs'"):
         simulate(pd.DataFrame({"submit_time": [0], "run_time": [5]}), "ODA-FCFS-FirstFit")

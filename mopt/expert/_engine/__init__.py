@@ -17,13 +17,15 @@ Times are in seconds, costs in cents; an instance is paid iff it returns a resul
 
 Modules: ``constants`` (output columns, event kinds), ``random`` (counter-based draws, the
 turnaround tables), ``queues`` (event heap, timer FIFO, initial event orders), ``throughput``,
-``tail``, ``observed`` (running instances of an observed state) and ``batch`` (the parallel
-drivers :func:`simulate` and :func:`simulate_observed`).
+``tail``, ``observed`` (running instances of an observed state) and ``batch`` (the drivers
+:func:`simulate` and :func:`simulate_observed`, which run ``nogil`` kernels on
+``NUMBA_NUM_THREADS`` threads).  Every kernel is cached on disk (``cache=True``) with one
+specialisation, so only a fresh install compiles (:func:`needs_compilation`).
 """
 
 from __future__ import annotations
 
-from mopt.expert._engine.batch import simulate, simulate_observed
+from mopt.expert._engine.batch import needs_compilation, simulate, simulate_observed
 from mopt.expert._engine.constants import (
     MAX_INSTANCES,
     N_INFINITE,
@@ -51,4 +53,5 @@ __all__ = [
     "running_outcomes",
     "simulate",
     "simulate_observed",
+    "needs_compilation",
 ]

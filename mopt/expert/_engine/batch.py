@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from mopt.expert._engine.constants import (
     MAX_INSTANCES,
@@ -16,7 +19,7 @@ from mopt.expert._engine.observed import (
     running_outcomes,
 )
 from mopt.expert._engine.queues import (
-    event_orders,
+    fill_event_orders,
 )
 from mopt.expert._engine.random import (
     reliable_run_cost,
@@ -35,9 +38,8 @@ _LAUNCH_LOCK = threading.Lock()
 def _one_launch_at_a_time(fn):
     """Serialise calls from several threads (ThreadPoolExecutor, Dask threaded workers).
 
-    numba's workqueue threading layer (the fork-safe choice when TBB is absent) aborts the whole
-    process if two threads launch parallel kernels at once.  Each launch already runs on every
-    core, so taking turns costs nothing in throughput.
+    Each launch already runs on every core (:func:`_in_threads`), so taking turns costs nothing
+    in throughput and keeps the number of busy threads at ``NUMBA_NUM_THREADS``.
     """
 
     @functools.wraps(fn)
@@ -48,8 +50,40 @@ def _one_launch_at_a_time(fn):
     return wrapper
 
 
+def needs_compilation() -> bool:
+    """Whether the batch kernels have no numba cache yet (their first call will compile them).
+
+    Looks for the cache index files of :func:`_throughput_range` and :func:`_tail_blocks`; on a
+    numba without those internals it answers False (nothing is said, nothing breaks).
+    """
+    try:
+        paths = [kernel._cache._cache_file._index_path for kernel in (_throughput_range, _tail_blocks)]
+    except AttributeError:
+        return False
+    return not all(os.path.exists(path) for path in paths)
+
+
+def _in_threads(kernel, n_items, *args):
+    """Run ``kernel(start, stop, *args)`` over ``[0, n_items)`` split among threads.
+
+    The kernels are compiled with ``nogil=True`` and write disjoint parts of their outputs, so
+    plain Python threads run them in parallel (``NUMBA_NUM_THREADS`` of them, one contiguous
+    share each) and the result does not depend on the split.  Threads instead of ``prange``: a
+    parallel kernel takes minutes longer to compile on first use and needs numba's threading
+    layer (which does not survive ``fork``).
+    """
+    n = min(max(1, int(numba.config.NUMBA_NUM_THREADS)), n_items)
+    if n <= 1:
+        kernel(0, n_items, *args)
+        return
+    bounds = [n_items * i // n for i in range(n + 1)]
+    with ThreadPoolExecutor(n) as pool:
+        futures = [pool.submit(kernel, bounds[i], bounds[i + 1], *args) for i in range(n)]
+        for future in futures:
+            future.result()
+
+
 # ----------------------------------------------------------------------------- batch drivers
-@njit(cache=True, parallel=True)
 def _throughput_states(
     n_tasks,
     n_unreliable,
@@ -68,17 +102,56 @@ def _throughput_states(
     n_variants = variant_n_rel.shape[0]
     n_keys = keys.shape[0]
     width = max(n_unreliable, 1)
-    st_task = np.empty((n_variants, n_keys, width), np.int64)
-    st_send = np.empty((n_variants, n_keys, width))
-    st_end = np.empty((n_variants, n_keys, width))
-    st_success = np.empty((n_variants, n_keys, width), np.bool_)
-    st_on_reliable = np.empty((n_variants, n_keys, width), np.bool_)
-    st_next_k = np.empty((n_variants, n_keys, width), np.int64)
-    st_t_tail = np.empty((n_variants, n_keys))
-    st_cost = np.empty((n_variants, n_keys))
-    st_n_rem = np.empty((n_variants, n_keys), np.int64)
-    st_orders = np.empty((n_variants, n_keys, 2, width), np.int64)
-    for p in prange(n_variants * n_keys):
+    states = (
+        np.empty((n_variants, n_keys)),  # t_tail
+        np.empty((n_variants, n_keys)),  # cost paid before the tail
+        np.empty((n_variants, n_keys, width), np.int64),  # task
+        np.empty((n_variants, n_keys, width)),  # send
+        np.empty((n_variants, n_keys, width)),  # end
+        np.empty((n_variants, n_keys, width), np.bool_),  # success
+        np.empty((n_variants, n_keys, width), np.bool_),  # on_reliable
+        np.empty((n_variants, n_keys, 2, width), np.int64),  # event orders
+        np.empty((n_variants, n_keys), np.int64),  # n_rem
+    )
+    next_k = np.empty((n_variants, n_keys, width), np.int64)
+    _in_threads(
+        _throughput_range, n_variants * n_keys, n_tasks, n_unreliable, t_r, d0, c_ur,
+        cost_reliable_run, fs_table, gamma_breaks, gamma_values, variant_n_rel, keys, max_instances,
+        next_k, *states,
+    )  # fmt: skip
+    return states
+
+
+@njit(cache=True, nogil=True)
+def _throughput_range(
+    start,
+    stop,
+    n_tasks,
+    n_unreliable,
+    t_r,
+    d0,
+    c_ur,
+    cost_reliable_run,
+    fs_table,
+    gamma_breaks,
+    gamma_values,
+    variant_n_rel,
+    keys,
+    max_instances,
+    st_next_k,
+    st_t_tail,
+    st_cost,
+    st_task,
+    st_send,
+    st_end,
+    st_success,
+    st_on_reliable,
+    st_orders,
+    st_n_rem,
+):
+    """:func:`_throughput_states` of the (variant, key) pairs ``start .. stop - 1``."""
+    n_keys = keys.shape[0]
+    for p in range(start, stop):
         v = p // n_keys
         r = p - v * n_keys
         t_tail, cost_paid, n_rem = throughput_phase(
@@ -105,32 +178,45 @@ def _throughput_states(
         st_cost[v, r] = cost_paid
         st_n_rem[v, r] = n_rem
         if n_rem > 0:
-            st_orders[v, r, :, :n_rem] = event_orders(
-                st_send[v, r], st_end[v, r], st_success[v, r], st_on_reliable[v, r], n_rem
-            )
-    return (
-        st_t_tail, st_cost, st_task, st_send, st_end, st_success, st_on_reliable, st_orders, st_n_rem
-    )
+            fill_event_orders(
+                st_orders[v, r], st_send[v, r], st_end[v, r], st_success[v, r], st_on_reliable[v, r],
+                n_rem,
+            )  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _state_orders(st_send, st_end, st_success, st_on_reliable, st_n_rem):
     """:func:`event_orders` of every state of a (n_variants, n_keys, width) batch."""
     n_variants, n_keys, width = st_send.shape
     st_orders = np.empty((n_variants, n_keys, 2, width), np.int64)
-    for p in prange(n_variants * n_keys):
-        v = p // n_keys
-        r = p - v * n_keys
-        n_rem = st_n_rem[v, r]
-        if n_rem > 0:
-            st_orders[v, r, :, :n_rem] = event_orders(
-                st_send[v, r], st_end[v, r], st_success[v, r], st_on_reliable[v, r], n_rem
-            )
+    for v in range(n_variants):
+        for r in range(n_keys):
+            if st_n_rem[v, r] > 0:
+                fill_event_orders(
+                    st_orders[v, r], st_send[v, r], st_end[v, r], st_success[v, r],
+                    st_on_reliable[v, r], st_n_rem[v, r],
+                )  # fmt: skip
     return st_orders
 
 
-@njit(cache=True, parallel=True)
-def _tail_batch(
+def _tail_batch(*args):
+    """Tails of every (strategy, key) from per-(variant, key) states; strategy ``s`` starts from
+    state ``[strategy_variant[s], r]``.  States with ``n_rem < 0`` give NaN rows.  Arguments: those
+    of :func:`_tail_blocks` after ``out``."""
+    n_strategies, n_keys = args[9].shape[0], args[15].shape[0]
+    out = np.empty((n_strategies, n_keys, 7))
+    # Strided blocks: each block interleaves strategies, which balances cheap and costly tails.
+    n_blocks = min(n_strategies * n_keys, 256)
+    _in_threads(_tail_blocks, n_blocks, n_blocks, out, *args)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _tail_blocks(
+    start,
+    stop,
+    n_blocks,
+    out,
     n_tasks,
     n_unreliable,
     t_r,
@@ -158,19 +244,15 @@ def _tail_batch(
     st_n_rem,
     max_instances,
 ):
-    """Tails of every (strategy, key) from per-(variant, key) states; strategy ``s`` starts from
-    state ``[strategy_variant[s], r]``.  States with ``n_rem < 0`` give NaN rows."""
+    """Blocks ``start .. stop - 1`` of :func:`_tail_batch` (block ``b``: pairs b, b + n_blocks, ...)."""
     n_keys = keys.shape[0]
     n_strategies = n_limit.shape[0]
     width = st_task.shape[2]
-    out = np.empty((n_strategies, n_keys, 7))
     n_pairs = n_strategies * n_keys
-    # Strided blocks: each block interleaves strategies, which balances cheap and costly tails.
-    n_blocks = min(n_pairs, 256)
     max_n_rel = 0
     for s in range(n_strategies):
         max_n_rel = max(max_n_rel, n_rel[s])
-    for b in prange(n_blocks):
+    for b in range(start, stop):
         ws_flags, ws_int, ws_float = _tail_workspace(width, n_unreliable, max_n_rel)
         for p in range(b, n_pairs, n_blocks):
             s = p // n_keys
@@ -211,7 +293,6 @@ def _tail_batch(
                 ws_int,
                 ws_float,
             )
-    return out
 
 
 @_one_launch_at_a_time

@@ -95,24 +95,43 @@ def event_orders(rem_send, rem_end, rem_success, rem_on_reliable, n_remaining):
         Row 1: rows sorted by (send time, row), the order of their first timers.
     """
     orders = np.empty((2, n_remaining), np.int64)
-    orders[1] = np.argsort(rem_send[:n_remaining], kind="mergesort")  # stable: ties by row
-    order = np.argsort(rem_end[:n_remaining], kind="mergesort")
-    for a in range(1, n_remaining):  # insertion sort of the (rare) equal-time runs by kind
-        x = order[a]
+    fill_event_orders(orders, rem_send, rem_end, rem_success, rem_on_reliable, n_remaining)
+    return orders
+
+
+@njit(cache=True)
+def fill_event_orders(orders, rem_send, rem_end, rem_success, rem_on_reliable, n_remaining):
+    """:func:`event_orders` written into ``orders[:, :n_remaining]`` (shape (2, >= n_remaining)).
+
+    Insertion sorts, stable (ties by row): the rows number fewer than the unreliable machines
+    and come nearly sorted.  (Plain loops: ``np.argsort`` and array-slice assignment would make
+    the first compilation of the engine much slower.)
+    """
+    for a in range(n_remaining):
+        orders[0, a] = a
+        orders[1, a] = a
+    for a in range(1, n_remaining):
+        x = orders[1, a]
+        b = a - 1
+        while b >= 0 and rem_send[orders[1, b]] > rem_send[x]:
+            orders[1, b + 1] = orders[1, b]
+            b -= 1
+        orders[1, b + 1] = x
+    for a in range(1, n_remaining):
+        x = orders[0, a]
         kx = _initial_kind(rem_success, rem_on_reliable, x)
         b = a - 1
         while b >= 0:
-            y = order[b]
+            y = orders[0, b]
             if rem_end[y] < rem_end[x]:
                 break
-            ky = _initial_kind(rem_success, rem_on_reliable, y)
-            if ky < kx or (ky == kx and y < x):
-                break
-            order[b + 1] = y
+            if rem_end[y] == rem_end[x]:
+                ky = _initial_kind(rem_success, rem_on_reliable, y)
+                if ky < kx or (ky == kx and y < x):
+                    break
+            orders[0, b + 1] = y
             b -= 1
-        order[b + 1] = x
-    orders[0] = order
-    return orders
+        orders[0, b + 1] = x
 
 
 @njit(cache=True, inline="always")
