@@ -131,6 +131,8 @@ def figure(runs: pd.DataFrame, scenario: int, methods, name: str, title: str) ->
 
 def report(paths, args) -> str:
     runs = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    # split runs may overlap: one row per (cell, seed, method); the same seed gives the same row
+    runs = runs.drop_duplicates(["theta", "workload", "scenario", "seed", "method"], ignore_index=True)
     t2 = relative(runs, 1, "ioo")
     t3 = relative(runs, 2, "eoo")
     t4 = relative(runs[runs.theta == 32], 2, "eoo_ocba", column="makespan", gain=True)

@@ -208,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     from mopt.cloud.koala.commands import add_parser as add_koala  # the family's own module
 
     add_koala(sub)
+
+    from mopt.vmc.commands import add_parser as add_vmc  # `mopt vmc` (the family's own module)
+
+    add_vmc(sub, common)
     return parser
 
 

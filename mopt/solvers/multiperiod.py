@@ -29,7 +29,7 @@ from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.multiperiod import MultiPeriodProblem, MultiPeriodResult, Stage
 from mopt.core.problem import check_reps
 from mopt.core.random import resolve_seed
-from mopt.solvers.base import Solver
+from mopt.solvers.ocba import OCBA
 from mopt.solvers.oo import OO
 
 __all__ = ["MULTI_PERIOD_METHODS", "solve_multiperiod", "IOO", "EOO", "EOOOCBA"]
@@ -40,36 +40,46 @@ DEFAULTS = {"n_rough": 10, "n_accurate": 1000, "s": 30, "alpha": None, "n0": 10}
 
 
 class IOO(OO):
-    """iOO on one period: :class:`~mopt.solvers.oo.OO` with the paper's n = 10, N = 1,000, s = 30."""
+    """iOO on one period: :class:`~mopt.solvers.oo.OO` with the paper's n = 10, N = 1,000, s = 30
+    (s capped at the designs the rough model orders)."""
 
     name = "ioo"
     defaults = {**OO.defaults, "n_rough": 10, "n_accurate": 1000, "s": 30}
 
+    def _s(self, problem):
+        s = self.options["s"]
+        if s is not None and isinstance(s, int) and not isinstance(s, bool) and s >= 1:
+            self.options = {**self.options, "s": min(s, self._u_max(problem))}
+        return super()._s(problem)
 
-class _MultiPeriodOnly(Solver):
-    defaults: dict = {}
-
-    def __init__(self, **options):
-        self.options = options
-
-    def _check(self, problem, budget):
-        raise InputError(f"method {self.name!r} needs a multi-period problem "
-                         "(mopt.core.multiperiod.MultiPeriodProblem); got a single-period problem.")
-
-    def _default_budget(self, problem):
+    def _min_budget(self, problem):
+        super()._min_budget(problem)  # validates the options
         return 1
 
+    def _check(self, problem, budget):
+        """A budget below s·N shrinks s, then N, as an eOO stage does (:func:`_stage_plan`)."""
+        super()._check(problem, budget)
+        n_rough, n_acc = self._reps(problem)
+        s = self._s(problem) or 1
+        if budget < s * n_acc:
+            s2 = max(1, min(s, budget // (2 * n_acc)))
+            n_acc2 = max(1, min(n_acc, budget // (2 * s2)))
+            self.options = {**self.options, "s": s2, "n_accurate": n_acc2, "n_rough": min(n_rough, n_acc2)}
 
-class EOO(_MultiPeriodOnly):
-    """eOO: iOO on adaptive stages (only for a multi-period problem)."""
+
+class EOO(IOO):
+    """eOO's search of one stage (on a single-period problem: iOO; on a multi-period problem:
+    iOO on adaptive stages, see the module's text)."""
 
     name = "eoo"
 
 
-class EOOOCBA(_MultiPeriodOnly):
-    """eOO with OCBA in each stage (only for a multi-period problem)."""
+class EOOOCBA(OCBA):
+    """eOO + OCBA's search of one stage (on a single-period problem: OCBA with n0 = 10; on a
+    multi-period problem: see the module's text)."""
 
     name = "eoo_ocba"
+    defaults = {**OCBA.defaults, "n0": 10}
 
 
 def _options(options: dict) -> dict:

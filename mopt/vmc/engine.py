@@ -11,49 +11,55 @@ import threading
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["clear_times", "class_busy", "task_time_table"]
+__all__ = ["clear_times", "class_busy"]
 
 _LOCK = threading.Lock()  # numba's workqueue layer aborts if two threads launch parallel kernels at once
 
 
-def task_time_table(mean, sd, Z, sizes, eps_frac: float) -> np.ndarray:
-    """``inv[c, k, r, j]``: seconds per task of the whole cluster of class c with ``sizes[c, k]`` VMs.
+@njit(cache=True, fastmath=False)
+def _class_busy(mu, sig, sizes, Z, eps_frac, L, A, b0):  # pragma: no cover - compiled
+    C, V = sizes.shape
+    R, J = Z.shape[0], Z.shape[1]
+    cet = np.empty((C, V, J, R))
+    tail = np.empty((C, V, R))
+    for c in range(C):
+        for k in range(V):
+            m, s, v = mu[c, k], sig[c, k], sizes[c, k]
+            floor = eps_frac * m
+            for r in range(R):
+                b = b0[c]
+                q = 0.0
+                for j in range(J):
+                    p = m + s * Z[r, j, c]
+                    if p < floor:
+                        p = floor
+                    q = p / v  # seconds per task of the whole cluster
+                    d = b + A[j, c]
+                    need = d * q
+                    if need > L[j]:
+                        cet[c, k, j, r] = L[j]
+                        b = d - L[j] / q
+                    else:
+                        cet[c, k, j, r] = need
+                        b = 0.0
+                tail[c, k, r] = b * q
+    return cet, tail
 
-    That is p / v with ``p = max(eps_frac·μ, μ + σ·z)``, ``z = Z[r, j, c]`` shared by every schedule
-    (common random numbers), μ and σ from the profiling table for v VMs (``mean[c, v]``, ``sd[c, v]``).
-    ``sizes`` (C, V) lists the cluster sizes needed per class (≥ 1).
-    """
-    C = mean.shape[0]
-    c = np.arange(C)[:, None]
-    mu, sig = mean[c, sizes], sd[c, sizes]  # (C, V)
-    Zc = np.moveaxis(Z, 2, 0)  # (C, R, J)
-    p = mu[:, :, None, None] + sig[:, :, None, None] * Zc[:, None, :, :]
-    p = np.maximum(p, eps_frac * mu[:, :, None, None])
-    return p / sizes[:, :, None, None]
 
-
-def class_busy(inv, L, A, b0) -> tuple[np.ndarray, np.ndarray]:
-    """Per class and cluster size: ``cet[c, v, j, r]`` and ``tail[c, v, r]`` (backlog clearing time).
+def class_busy(mean, sd, sizes, Z, eps_frac, L, A, b0) -> tuple[np.ndarray, np.ndarray]:
+    """Per class and cluster size: ``cet[c, k, j, r]`` and ``tail[c, k, r]`` (backlog clearing time).
 
     A class's cluster evolves independently of the others: its CET in sub-interval j depends only
-    on its own VM count v, so it is computed once per (class, v), not once per schedule.  Rules:
-    δ = backlog + Δδ; CET = min(δ·q, L) with q = p/v the seconds per task of the cluster; the
-    backlog after is δ − L/q when the cluster stays busy, else 0; the tail is backlog·q of the last
-    sub-interval.
+    on its own VM count v = ``sizes[c, k]``, so it is computed once per (class, v), not once per
+    schedule.  Rules: p = max(ε·μ, μ + σ·z); q = p/v seconds per task of the cluster; δ = backlog
+    + Δδ; CET = δ·q if that is ≤ L, else L with backlog δ − L/q after; the tail is backlog·q of
+    the last sub-interval.
     """
-    C, V1, R, J = inv.shape
-    q = np.moveaxis(inv, 3, 2)  # (C, V1, J, R)
-    cet = np.empty((C, V1, J, R))
-    b = np.broadcast_to(np.asarray(b0, dtype=float)[:, None, None], (C, V1, R)).copy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for j in range(J):
-            d = b + A[j][:, None, None]
-            need = d * q[:, :, j]
-            busy = need > L[j]
-            cet[:, :, j] = np.where(busy, L[j], need)
-            b = np.where(busy, d - L[j] / q[:, :, j], 0.0)
-        tail = b * q[:, :, J - 1]
-    return cet, tail
+    c = np.arange(mean.shape[0])[:, None]
+    return _class_busy(np.ascontiguousarray(mean[c, sizes]), np.ascontiguousarray(sd[c, sizes]),
+                       sizes.astype(float), np.ascontiguousarray(Z, dtype=float), float(eps_frac),
+                       np.ascontiguousarray(L, dtype=float), np.ascontiguousarray(A, dtype=float),
+                       np.ascontiguousarray(b0, dtype=float))
 
 
 def _combine_py(S, cet, tail):  # pragma: no cover - compiled below
@@ -100,8 +106,7 @@ def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     V = max(len(u) for u in used)
     sizes = np.array([np.pad(u, (0, V - len(u)), mode="edge") for u in used])  # (C, V)
     pos = np.stack([np.searchsorted(used[c], S[:, c]) for c in range(C)], axis=1)
-    inv = task_time_table(mean, sd, Z, sizes, eps_frac)
-    cet, tail = class_busy(inv, np.asarray(L, dtype=float), np.asarray(A, dtype=float), b0)
+    cet, tail = class_busy(mean, sd, sizes, Z, eps_frac, L, A, b0)
     pos = np.ascontiguousarray(pos)
     if len(S) * Z.shape[0] < SERIAL_BELOW:
         return _combine_serial(pos, cet, tail)

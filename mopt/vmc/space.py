@@ -13,6 +13,7 @@ the same rank/unrank serve.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -115,12 +116,14 @@ def rank(schedule) -> int:
     return r
 
 
+@functools.lru_cache(maxsize=64)
 def _binomials(n_max: int, k_max: int) -> np.ndarray:
     """int64 table B[n, k] = C(n, k) for 0 ≤ n ≤ n_max, 0 ≤ k ≤ k_max (entries ≥ 2**62 are capped)."""
     B = np.zeros((n_max + 1, k_max + 1), dtype=np.int64)
     for n in range(n_max + 1):
         for k in range(min(n, k_max) + 1):
             B[n, k] = min(math.comb(n, k), MAX_COUNT)
+    B.flags.writeable = False
     return B
 
 

@@ -34,6 +34,9 @@ OPTIONS = {
     "ocba": {"n0": 2, "delta": 3},
     "mocba": {"n0": 2, "delta": 3},
     "nsga2": {"pop_size": 4, "n_reps0": 1, "n_reps_max": 3},
+    "ioo": {"n_rough": 2, "n_accurate": 4, "s": 3},
+    "eoo": {"n_rough": 2, "n_accurate": 4, "s": 3},
+    "eoo_ocba": {"n0": 2, "delta": 3},
 }
 
 #: per method, an invalid option and the name the error must give
@@ -44,12 +47,15 @@ BAD_OPTIONS = {
     "ocba": ({"n0": 1}, "n0"),
     "mocba": ({"delta": 0}, "delta"),
     "nsga2": ({"pop_size": N_DESIGNS + 1}, "pop_size"),
+    "ioo": ({"n_rough": 0}, "n_rough"),
+    "eoo": ({"alpha": 2.0}, "alpha"),
+    "eoo_ocba": ({"n0": 1}, "n0"),
 }
 
 
 def test_every_method_is_covered():
     assert set(METHODS) == set(OPTIONS) == set(BAD_OPTIONS)
-    assert set(METHODS) == {"exhaustive", "blind_pick", "oo", "ocba", "mocba", "nsga2"}
+    assert set(METHODS) == {"exhaustive", "blind_pick", "oo", "ocba", "mocba", "nsga2", "ioo", "eoo", "eoo_ocba"}
 
 
 @pytest.mark.parametrize("method", sorted(OPTIONS))

@@ -100,8 +100,9 @@ def test_errors():
         mopt.solve(mp, "ioo", budget=10)
     with pytest.raises(InputError, match="method"):
         mopt.solve(mp, "nsga2")
-    with pytest.raises(InputError, match="multi-period"):
-        mopt.solve(VMPartitionProblem(8, [1.0], [[1, 1]]), "eoo")
+    # on one period, eoo is a stage's search: iOO, its s and N shrunk to fit a small budget
+    r = mopt.solve(VMPartitionProblem(8, [10.0], [[3, 1]]), "eoo", budget=50, seed=1)
+    assert r.n_evals <= 50
     with pytest.raises(InputError, match="scenario"):
         _mp(3)
     with pytest.raises(InputError, match="overhead_per_rep"):

@@ -1,0 +1,138 @@
+"""Virtual-cluster scenario files (``family = "vmc"``): one period's VM partition, read by
+:func:`mopt.scenario.load_scenario` and run by ``mopt frontier``, ``mopt compare``, ``mopt decide``::
+
+    family = "vmc"
+
+    [clusters]
+    vms = 20                      # θ, VMs in all (with elastic = true: at most θ)
+    classes = 7                   # optional, task classes = virtual clusters (default 7)
+    elastic = false               # optional: Σθ_c ≤ vms, the VM count a second objective (ours)
+    profile = "profile.csv"       # optional profiling table (mopt.vmc.profile columns), relative
+                                  # to this file; default: the paper's row and ours
+
+    [period]                      # the period [0, length) to schedule
+    length = 300                  # seconds
+    times = [0, 120, 200]         # batch arrival times in [0, length), sorted
+    batches = [[40, 10, 10, 5, 5, 5, 5], [0, 30, 0, 0, 10, 0, 0], [5, 5, 5, 5, 5, 5, 5]]
+    backlog = [0, 0, 0, 0, 0, 0, 0]   # optional, tasks waiting at 0
+    # or, instead of times and batches, a generated workload (ours, mopt.vmc.workload):
+    # workload = "HFHD"           # LFLD, LFHD, HFLD or HFHD
+    # workload_seed = 1
+
+    [run]                         # optional (mopt.scenario.parse_run)
+    method = "oo"
+    n_reps = 100
+    seed = 1
+
+The objective is ``clear_time`` (seconds to clear the period's work; :mod:`mopt.vmc.problem`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+
+from mopt.core.errors import InputError, check_array, check_int, check_number
+from mopt.scenario import Scenario, check_keys, parse_run, where
+from mopt.vmc.period import check_workload, intervals
+from mopt.vmc.problem import VMPartitionProblem
+from mopt.vmc.profile import read_table
+from mopt.vmc.workload import KINDS, generate
+
+__all__ = ["VMCScenario", "parse"]
+
+SECTIONS = {"clusters": True, "period": True, "run": False}
+CLUSTER_KEYS = {"vms": True, "classes": False, "elastic": False, "profile": False}
+PERIOD_KEYS = {"length": True, "times": False, "batches": False, "backlog": False, "workload": False,
+               "workload_seed": False}
+
+
+@dataclass(frozen=True, kw_only=True)
+class VMCScenario(Scenario):
+    """A loaded ``family = "vmc"`` file (see the module's text)."""
+
+    theta: int = 20
+    n_classes: int = 7
+    elastic: bool = False
+    table: object = None
+    lengths: tuple = ()
+    arrivals: tuple = ()
+    backlog: tuple | None = None
+
+    noun: ClassVar[str] = "schedules"
+    noun_singular: ClassVar[str] = "schedule"
+    legend: ClassVar[str] = "clear_time [s]"
+    labels: ClassVar[dict] = {"clear_time": "time to clear the period's work [s]", "vms": "VMs"}
+
+    def problem(self, n_reps: int | None = None, seed: int | None = None) -> VMPartitionProblem:
+        return VMPartitionProblem(self.theta, np.array(self.lengths), np.array(self.arrivals),
+                                  None if self.backlog is None else np.array(self.backlog), table=self.table,
+                                  elastic=self.elastic, n_reps=self.n_reps if n_reps is None else n_reps,
+                                  seed=self.seed if seed is None else seed)
+
+    def intro(self, problem) -> list[str]:
+        return [f"{self.theta} VMs over {self.n_classes} virtual clusters: {problem.n_designs:,} schedules; "
+                f"{len(self.lengths)} sub-intervals, {float(np.sum(self.arrivals)):g} tasks arriving."]
+
+
+def _bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"'{name}' must be true or false; got {value!r}.")
+    return value
+
+
+def parse(path: Path, doc: dict) -> VMCScenario:
+    """Check the document of a ``family = "vmc"`` file and return its scenario."""
+    check_keys(path, None, doc, SECTIONS)
+    for name in ("clusters", "period"):
+        if not isinstance(doc[name], dict):
+            raise InputError(f"{path}: '{name}' must be a section [{name}]; got {doc[name]!r}.")
+    cl, pe = doc["clusters"], doc["period"]
+    check_keys(path, "clusters", cl, CLUSTER_KEYS)
+    check_keys(path, "period", pe, PERIOD_KEYS)
+    with where(path, "clusters"):
+        theta = check_int("vms", cl["vms"], low=1)
+        C = check_int("classes", cl.get("classes", 7), low=1)
+        if theta < C:
+            raise InputError(f"'vms' must be >= classes={C} (every class needs a VM); got {theta}.")
+        elastic = _bool("elastic", cl.get("elastic", False))
+        table = None
+        if "profile" in cl:
+            if not isinstance(cl["profile"], str):
+                raise InputError(f"'profile' must be a file name; got {cl['profile']!r}.")
+            try:
+                table = read_table(path.parent / cl["profile"])
+            except InputError as exc:
+                raise InputError(f"'profile': {exc}") from None
+    with where(path, "period"):
+        length = check_number("length", pe["length"], low=0, low_open=True)
+        explicit = "times" in pe or "batches" in pe
+        if explicit == ("workload" in pe):
+            raise InputError("give either 'times' and 'batches' or 'workload'.")
+        if explicit:
+            if "times" not in pe or "batches" not in pe:
+                raise InputError(f"'{'batches' if 'times' in pe else 'times'}' is missing (times and batches "
+                                 "go together).")
+            times, batches = check_workload(pe["times"], pe["batches"], C)
+            if times[0] < 0 or times[-1] >= length:
+                raise InputError(f"'times' must lie in [0, length={length:g}); got {times[0]:g}..{times[-1]:g}.")
+        else:
+            if pe["workload"] not in KINDS:
+                raise InputError(f"'workload' must be one of {list(KINDS)}; got {pe['workload']!r}.")
+            seed = check_int("workload_seed", pe.get("workload_seed", 1), low=0)
+            w = generate(pe["workload"], theta, length, length, seed, n_classes=C)
+            if len(w.times) == 0:
+                raise InputError(f"the generated workload has no batch in [0, {length:g}); use a longer 'length'.")
+            times, batches = w.times, w.batches
+        backlog = None
+        if "backlog" in pe:
+            backlog = tuple(check_array("backlog", pe["backlog"], ndim=1, shape=(C,), nonnegative=True).tolist())
+        L, A = intervals(times, batches, 0.0, length)
+    run = parse_run(path, doc.get("run", {}))
+    sc = VMCScenario(family="vmc", path=path, theta=theta, n_classes=C, elastic=elastic, table=table,
+                     lengths=tuple(L.tolist()), arrivals=tuple(map(tuple, A.tolist())), backlog=backlog, **run)
+    sc.problem()  # bad combinations fail at load time
+    return sc

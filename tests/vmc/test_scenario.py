@@ -1,0 +1,145 @@
+"""`family = "vmc"` scenario files, `mopt frontier/decide/compare` on them, `mopt vmc`, and fuzzing of
+the new section: every generated bad file ends in one InputError naming the file and the key (the
+CLI: exit 2, one line, no traceback) before anything is simulated."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import pytest
+from conftest import count_bad_input, fuzz, no_simulation
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mopt import InputError
+from mopt.cli import main
+from mopt.scenario import load_scenario
+
+_counter = itertools.count()
+
+BASE = {
+    "clusters": {"vms": "12", "classes": "4"},
+    "period": {"length": "300", "times": "[0, 120, 200]",
+               "batches": "[[40, 10, 10, 5], [0, 30, 0, 0], [5, 5, 5, 5]]"},
+    "run": {"method": '"oo"', "n_reps": "20", "seed": "1"},
+}
+
+
+def render(sections: dict) -> str:
+    lines = ['family = "vmc"']
+    for name, table in sections.items():
+        lines.append(f"[{name}]")
+        lines += [f"{k} = {v}" for k, v in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write(tmp: Path, sections: dict) -> Path:
+    path = tmp / f"vmc_{next(_counter)}.toml"
+    path.write_text(render(sections), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("vmc")
+
+
+def test_load_and_problem(workdir):
+    sc = load_scenario(write(workdir, BASE))
+    p = sc.problem()
+    assert sc.family == "vmc" and p.n_designs == 165 and p.objectives == ("clear_time",)
+    # sub-intervals [0,120), [120,200), [200,300)
+    assert p.lengths.tolist() == [120.0, 80.0, 100.0] and p.arrivals.sum() == 115  # 65 + 30 + 20 tasks
+
+
+def test_generated_workload_and_elastic(workdir):
+    s = {**BASE, "clusters": {"vms": "10", "classes": "3", "elastic": "true"},
+         "period": {"length": "500", "workload": '"HFHD"', "workload_seed": "2"}}
+    p = load_scenario(write(workdir, s)).problem()
+    assert p.objectives == ("clear_time", "vms") and p.n_designs == math.comb(10, 3)
+
+
+def test_frontier_decide_compare_on_a_vmc_file(workdir, capsys):
+    path = write(workdir, BASE)
+    out = workdir / "out"
+    assert main(["frontier", str(path), "--out", str(out), "--quiet"]) == 0
+    assert (out / "front.csv").exists() and "theta_1" in (out / "front.csv").read_text()
+    assert main(["decide", str(out)]) == 0
+    cmp = workdir / "cmp"
+    assert main(["compare", str(path), "--methods", "oo,blind_pick", "--budgets", "800",
+                 "--macroreps", "2", "--truth-reps", "20", "--out", str(cmp), "--quiet"]) == 0
+    assert (cmp / "summary.csv").exists()
+
+
+def test_mopt_vmc_command(workdir, capsys):
+    out = workdir / "vmc"
+    assert main(["vmc", "--vms", "8", "--workloads", "HFHD", "--scenarios", "1", "--methods", "ioo,blind_pick",
+                 "--seeds", "2", "--sample-size", "20", "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "ioo" in text and (out / "vmc_summary.csv").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["vmc", "--workloads", "XX"], ["vmc", "--scenarios", "3"], ["vmc", "--vms", "3"],
+    ["vmc", "--methods", "nsga2"], ["vmc", "--seeds", "0"], ["vmc", "--sample-size", "0"],
+])
+def test_mopt_vmc_bad_input_exits_2(argv, capsys, workdir):
+    with no_simulation():
+        assert main([*argv, "--out", str(workdir / "bad")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mopt: error:") and err.count("\n") == 1 and "Traceback" not in err
+
+
+# -- fuzzing: one key of the valid file replaced by a bad value ----------------------------------
+BAD_VALUES = {
+    ("clusters", "vms"): st.sampled_from(["3", "0", "-4", "2.5", '"x"', "true", "nan"]),
+    ("clusters", "classes"): st.sampled_from(["0", "13", "-1", "1.5", '"a"']),
+    ("clusters", "elastic"): st.sampled_from(["1", '"yes"', "0.5"]),
+    ("clusters", "profile"): st.sampled_from(['"no_such.csv"', "3", "[1]"]),
+    ("period", "length"): st.sampled_from(["0", "-5", "nan", "inf", '"long"', "100"]),
+    ("period", "times"): st.sampled_from(["[0, 200, 120]", "[0, 120]", "[0, 120, 400]", "[-1, 1, 2]",
+                                          "[0, nan, 2]", "[]", '"t"']),
+    ("period", "batches"): st.sampled_from(["[[1, 2, 3, 4]]", "[[-1, 0, 0, 0], [1, 1, 1, 1], [1, 1, 1, 1]]",
+                                            "[[1, 1, 1], [1, 1, 1], [1, 1, 1]]",
+                                            "[[inf, 0, 0, 0], [1, 1, 1, 1], [1, 1, 1, 1]]", "3"]),
+    ("period", "backlog"): st.sampled_from(["[1, 1]", "[1, -1, 0, 0]", "[nan, 0, 0, 0]", '"b"']),
+    ("period", "workload"): st.sampled_from(['"XXLD"', "3"]),
+    ("period", "tmes"): st.sampled_from(["[0]"]),
+    ("clusters", "vm"): st.sampled_from(["12"]),
+    ("run", "method"): st.sampled_from(['"eo"', '"nope"', "1"]),
+    ("run", "n_reps"): st.sampled_from(["0", "-1", "1.5"]),
+}
+
+
+@fuzz(60)
+@given(key=st.sampled_from(sorted(BAD_VALUES)), data=st.data())
+def test_fuzz_vmc_section(workdir, key, data):
+    section, name = key
+    value = data.draw(BAD_VALUES[key])
+    sections = {k: dict(v) for k, v in BASE.items()}
+    sections[section][name] = value
+    path = write(workdir, sections)
+    with no_simulation():
+        with pytest.raises((InputError, TypeError)) as exc:
+            load_scenario(path)
+    msg = str(exc.value)
+    assert str(path) in msg and "\n" not in msg
+    word = {"tmes": "tmes", "vm": "vm"}.get(name, name if name not in ("times", "batches") else "")
+    assert word in msg
+    count_bad_input("vmc scenario file")
+
+
+@fuzz(15)
+@given(key=st.sampled_from(sorted(BAD_VALUES)), data=st.data())
+def test_fuzz_vmc_cli_exits_2(workdir, key, data, capsys):
+    section, name = key
+    sections = {k: dict(v) for k, v in BASE.items()}
+    sections[section][name] = data.draw(BAD_VALUES[key])
+    path = write(workdir, sections)
+    with no_simulation():
+        code = main(["frontier", str(path), "--out", str(workdir / "x"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("mopt: error:") and err.count("\n") == 1
+    count_bad_input("mopt frontier (vmc)")
