@@ -290,7 +290,8 @@ class TestNTDMr:
 # -- solve's own arguments -----------------------------------------------------------------------
 @pytest.mark.parametrize("method", [["exhaustive"], None, 3, {"exhaustive": 1}])
 def test_method_must_be_a_name(prob, method):
-    with pytest.raises(InputError, match=r"'method' must be one of \['blind_pick', 'exhaustive', 'mocba', 'nsga2', 'ocba', 'oo'\]; got "):
+    with pytest.raises(InputError, match=r"'method' must be one of \['blind_pick', 'eoo', 'eoo_ocba', 'exhaustive', 'ioo', 'mocba', "
+                       r"'nsga2', 'ocba', 'oo'\]; got "):
         solve(prob, method)
 
 
