@@ -503,8 +503,8 @@ GOOD_RECORD = "1 0 0 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1"
 def test_traces_describe_counts_the_real_kth_trace(capsys):
     import os
 
-    if not os.environ.get("MOPT_DATA_DIR"):
-        pytest.skip("MOPT_DATA_DIR is not set")
+    if not os.path.isfile(os.path.join(os.environ.get("MOPT_DATA_DIR", ""), "KTH-SP2-1996-2.1-cln.swf.gz")):
+        pytest.skip("MOPT_DATA_DIR does not hold KTH-SP2")
     assert main(["traces", "describe", "KTH-SP2-1996-2.1-cln.swf.gz"]) == 0
     out = capsys.readouterr().out
     assert ": 28476 job records" in out and "MaxProcs: 100" in out

@@ -83,7 +83,10 @@ def test_engine_matches_model_large_cap_and_long_trace():
         _check(df, policy, "predicted")
 
 
-@pytest.mark.skipif(not os.environ.get("MOPT_DATA_DIR"), reason="MOPT_DATA_DIR is not set")
+@pytest.mark.skipif(
+    not os.path.isfile(os.path.join(os.environ.get("MOPT_DATA_DIR", ""), "KTH-SP2-1996-2.1-cln.swf.gz")),
+    reason="MOPT_DATA_DIR does not hold KTH-SP2 (the test must not download it)",
+)
 def test_engine_matches_model_on_real_trace_slice():
     # the first 150 jobs of KTH-SP2 (real sizes, runtimes, estimates and users; <= 64 processors)
     from mopt.cloud import load_trace
