@@ -255,7 +255,12 @@ def test_sigterm_at_random_moments_one_line_no_temporary_files_never_a_mixed_set
         else:
             target, delay = done + rng.uniform(0.05, 0.5) * (12000 - done), rng.uniform(0.0, 0.05)
         code, err, rows = signal_at(args, journal, target, delay, signal.SIGTERM)
-        assert code in (0, 143), (code, err)
+        # -SIGTERM: the signal came while the interpreter was still starting, before mopt installed
+        # its handler (possible when the journal already held the target rows): killed before
+        # anything was opened or written, so the checks below hold all the same
+        assert code in (0, 143, -signal.SIGTERM), (code, err)
+        if code == -signal.SIGTERM:
+            assert err == [], err
         if code == 143:
             stopped.append(rows)
             assert err == ["mopt: terminated (SIGTERM); run the same command again to resume"]
