@@ -13,11 +13,12 @@ handles it, shuts them down quietly.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["Terminated", "sigterm_raises", "deferred_signals", "dask_setup"]
+__all__ = ["Terminated", "sigterm_raises", "deferred_signals", "dask_setup", "check"]
 
 #: exit code of a run stopped by SIGTERM (128 + 15, the shell's convention)
 EXIT_TERMINATED = 143
@@ -33,8 +34,29 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _raise_terminated(signum, frame):
-    raise Terminated("SIGTERM")
+#: signals received inside :func:`sigterm_raises` (so that :func:`check` can raise them again)
+_received: list[int] = []
+
+
+def _exception(signum: int) -> KeyboardInterrupt:
+    return Terminated("SIGTERM") if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _raise_signal(signum, frame):
+    _received.append(signum)
+    raise _exception(signum)
+
+
+def check() -> None:
+    """Raise again an interrupt whose exception was swallowed.
+
+    A signal handler raises where the interpreter happens to be; inside a weakref callback or a
+    ``__del__`` Python only prints the exception ("Exception ignored in ...") and goes on.  The
+    driver calls this between batches (and the CLI before writing outputs), so such a signal
+    still stops the run.  Outside :func:`sigterm_raises` it does nothing.
+    """
+    if _received:
+        raise _exception(_received[-1])
 
 
 @contextmanager
@@ -54,11 +76,21 @@ def sigterm_raises() -> Iterator[None]:
     if not _in_main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    previous = {s: signal.signal(s, _raise_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous_hook = sys.unraisablehook
+
+    def unraisable(args):  # a swallowed interrupt is raised again by check(): no traceback
+        if not isinstance(args.exc_value, KeyboardInterrupt):
+            previous_hook(args)
+
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        sys.unraisablehook = previous_hook
+        _received.clear()
 
 
 @contextmanager
@@ -80,6 +112,7 @@ def deferred_signals() -> Iterator[None]:
     if not _in_main_thread():
         yield
         return
+    check()  # an interrupt swallowed earlier stops the run before any output is replaced
     pending: list[int] = []
 
     def hold(signum, frame):

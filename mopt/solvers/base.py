@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mopt.core import interrupt
 from mopt.core.errors import InputError, MoptError, check_int
 from mopt.core.execute import Runner, make_batches
 from mopt.core.problem import MAX_REPS
@@ -329,6 +330,7 @@ def _round(state, groups, runner, journal, bar, batch_size) -> int:
     if bar is not None and reused:
         bar.update(reused)
     for b, arr in runner.run(batches):
+        interrupt.check()  # a Ctrl-C / SIGTERM whose exception a weakref callback swallowed
         g, rows, cols = where[b]
         values[g][np.ix_(rows, cols)] = arr
         if journal is not None:
