@@ -10,8 +10,10 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
   top ``s`` get N in all (:class:`mopt.solvers.oo.OO`);
 - ``eoo``: iOO on adaptive stages (the problem's ``adaptive_grid``, Algorithms 2 and 3), stage k
   searching with a budget of width(stage k−1) / O replications (the first: its own width / O);
-- ``eoo_ocba``: eOO's rough pass, then OCBA (``n0`` = 10, about 20 rounds) over the best 3·s rough
-  candidates with the rest of exactly eOO's stage budget (ours: OCBA replaces the top-s selection).
+  its selection set is what the budget left after the rough pass pays for (:func:`_stage_plan`);
+- ``eoo_ocba``: OCBA (``n0`` = 10, about 20 rounds, ours) over the designs eOO's rough pass would
+  order, with exactly what eOO spends on the stage (the paper: OCBA replaces "its equal schedule
+  simulation allocation"); its n0 replications play the rough pass.
 
 Each stage's search is a :func:`mopt.solve` call on the stage's StochasticProblem, and costs
 (replications spent) × O of simulated time: not charged in Scenario 1, and the length of the
@@ -118,10 +120,25 @@ def _fixed_search(prob, method: str, o: dict) -> tuple[str, dict, int]:
 
 
 def _stage_plan(prob, o, budget):
-    """eOO's stage plan for ``budget`` replications: (n_rough, n_accurate, s, designs in the rough pass)."""
+    """eOO's stage plan for ``budget`` replications: (n_rough, n_accurate, s, designs in the rough pass).
+
+    The paper (§III.B): the selection set of iOO and eOO "is determined by the time left for the
+    second scheduling period".  A stage with at least iOO's budget orders every design with n
+    rough replications and gives N to the ``s = (budget − u·n) // N`` best (a merged stage of 2·t
+    selects more than iOO's s, "more simulation time ... improves the accuracy"); a shorter
+    stage (ours, the paper gives no rule) keeps iOO's split of the budget between the two passes
+    and scales both down: fewer designs ordered, a smaller s (then fewer than N replications only
+    if s = 1 still does not fit).
+    """
     N, n, u = o["n_accurate"], o["n_rough"], prob.n_designs
-    s = max(1, min(o["s"], u, budget // (2 * N)))
-    n_acc = max(1, min(N, budget // (2 * s)))
+    s_ioo = min(o["s"], u)
+    full = u * n + s_ioo * (N - n)  # iOO's budget on this stage (the rough replications are reused)
+    if budget >= full:
+        s = min(u, s_ioo + (budget - full) // (N - n)) if N > n else u
+        return n, N, s, u
+    share = u * n / full  # iOO's rough share of the budget
+    s = max(1, min(s_ioo, int(budget * (1 - share)) // max(1, N - n)))
+    n_acc = max(1, min(N, budget // (2 * s) if s * N > budget else N))
     n_rough = min(n, n_acc)
     rough = max(s, min(u, (budget - s * (n_acc - n_rough)) // n_rough))
     return n_rough, n_acc, s, rough
@@ -152,22 +169,18 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
         res = solve(prob, name, budget=b, seed=stage_seed, **opts, **solve_kw)
         return prob.design(_best(res)), res.n_evals
     n_rough, n_acc, s, rough = _stage_plan(prob, o, budget)
-    alpha = rough / prob.n_designs
-    oo = {"n_rough": n_rough, "n_accurate": n_acc if method == "eoo" else n_rough, "s": s, "alpha": alpha}
-    res = solve(prob, "oo", seed=stage_seed, **oo, **solve_kw)
-    if method == "eoo":
+    sample = None if rough == prob.n_designs else rough
+    spend = rough * n_rough + s * (n_acc - n_rough)  # eOO's spending on this stage
+    n0 = o["n0"]
+    if method == "eoo" or rough < 2 or spend < rough * n0 + 10:
+        oo = {"n_rough": n_rough, "n_accurate": n_acc, "s": s, "sample": sample}
+        res = solve(prob, "oo", seed=stage_seed, **oo, **solve_kw)
         return prob.design(_best(res)), res.n_evals
-    # eOO + OCBA: the same rough pass, then OCBA (n0) over the best 3·s rough candidates with the
-    # rest of eOO's stage budget (their n0 replications are simulated again: CRN gives the same values)
-    ev = res.evaluations.sort_values([res.objectives[0], "design"])
-    k = min(len(ev), 3 * s)
-    left = budget - res.n_evals
-    if k < 2 or left < k * o["n0"]:
-        return prob.design(_best(res)), res.n_evals
-    sub = mp.restrict(prob, np.sort(ev["design"].to_numpy()[:k]))
-    delta = max(10, (left - k * o["n0"]) // 20)  # about 20 allocation rounds (ours)
-    res2 = solve(sub, "ocba", budget=left, seed=stage_seed, n0=o["n0"], delta=delta, **solve_kw)
-    return sub.design(_best(res2)), res.n_evals + res2.n_evals
+    # eOO + OCBA: OCBA (n0) over the designs eOO's rough pass orders, with exactly eOO's spending;
+    # its first n0 replications are the rough pass (n0 = n = 10 by default)
+    delta = max(10, (spend - rough * n0) // 20)  # about 20 allocation rounds (ours)
+    res = solve(prob, "ocba", budget=spend, seed=stage_seed, n0=n0, delta=delta, sample=sample, **solve_kw)
+    return prob.design(_best(res)), res.n_evals
 
 
 def _row(k, start, end, mp, design, stage: Stage, overhead, n_evals):

@@ -37,10 +37,11 @@ SAMPLE_SIZE = 27132
 
 
 @functools.lru_cache(maxsize=32)
-def _thresholds(theta: int, n_classes: int) -> tuple[float, float]:
+def _thresholds(theta: int, n_classes: int, base_period: float) -> tuple[float, float]:
     from mopt.vmc.workload import pooled_thresholds
 
-    return pooled_thresholds(theta, seed=0, n_classes=n_classes)
+    # batches hold ∝ θ·t tasks, so their similarity (multinomial noise) depends on both
+    return pooled_thresholds(theta, seed=0, n_classes=n_classes, base_period=base_period)
 
 
 def ioo_overhead(u: int, n_rough: int = 10, s: int = 30, n_accurate: int = 1000,
@@ -70,7 +71,8 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
     base_period : float or None
         t (None: iOO's overhead on this space, :func:`ioo_overhead`).
     split_threshold, merge_threshold : float in [0, 1]
-        Algorithms 2 and 3's α and β (defaults: :func:`mopt.vmc.workload.pooled_thresholds`).
+        Algorithms 2 and 3's α and β (defaults: :func:`mopt.vmc.workload.pooled_thresholds` for this θ
+        and base period, since a batch's size and so its similarity noise depend on both).
     overhead_per_rep : float
         O, seconds (> 0).
     sample_size : int
@@ -118,7 +120,7 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
             raise InputError("'workload' has no arrival before the horizon (an empty workload).")
         self.times, self.batches = times[keep], batches[keep]
         if split_threshold is None or merge_threshold is None:
-            a, b = _thresholds(self.theta, C)
+            a, b = _thresholds(self.theta, C, float(self.base_period))
             split_threshold = a if split_threshold is None else split_threshold
             merge_threshold = b if merge_threshold is None else merge_threshold
         self.split_threshold = check_threshold("split_threshold", split_threshold)
