@@ -109,3 +109,35 @@ def test_errors():
         _mp(1, overhead_per_rep=0)
     with pytest.raises(InputError, match="split_threshold"):
         _mp(1, split_threshold=1.2)
+
+
+def test_eoo_stage_plan_selection_set_is_what_the_time_left_pays_for():
+    from types import SimpleNamespace
+
+    from mopt.solvers.multiperiod import DEFAULTS, _stage_plan
+
+    prob, o = SimpleNamespace(n_designs=200), dict(DEFAULTS)
+    # iOO's budget on 200 designs: 200 x 10 rough + 30 x (1,000 - 10) more = 31,700 replications
+    assert _stage_plan(prob, o, 31_700) == (10, 1000, 30, 200)
+    # a merged stage of 2t: the 31,700 extra pay 31,700 // 990 = 32 more selected designs (paper
+    # §III.B: the selection set is determined by the time left after the rough pass)
+    assert _stage_plan(prob, o, 63_400) == (10, 1000, 62, 200)
+    # a split stage of t/2 (15,850): iOO's split scaled down, s = 15 (14,850 of accurate
+    # replications), and the rest orders (15,850 - 14,850) / 10 = 100 designs
+    assert _stage_plan(prob, o, 15_850) == (10, 1000, 15, 100)
+    # far too small for one design at N: s = 1 at N = 600 // 2 = 300, and the rough pass orders
+    # (600 - (300 - 10)) // 10 = 31 designs
+    assert _stage_plan(prob, o, 600) == (10, 300, 1, 31)
+
+
+def test_serial_and_parallel_combine_kernels_agree():
+    from mopt.vmc import engine
+
+    rng = np.random.default_rng(5)
+    cet, tail = rng.random((3, 4, 6, 9)), rng.random((3, 4, 9))
+    S = rng.integers(0, 4, (50, 3))
+    # out[s, r] = sum_j max_c cet[c, S[s, c], j, r] + max_c tail[c, S[s, c], r], by numpy
+    c = np.arange(3)
+    want = cet[c, S].max(axis=1).sum(axis=1) + tail[c, S].max(axis=1)
+    assert np.allclose(engine._combine_serial(S, cet, tail), want, rtol=1e-12)
+    assert np.allclose(engine._combine(S, cet, tail), want, rtol=1e-12)
