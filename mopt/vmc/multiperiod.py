@@ -153,19 +153,34 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
     def describe(self, design) -> dict:
         return {f"theta_{c + 1}": int(v) for c, v in enumerate(np.asarray(design).tolist())}
 
-    def stage_problem(self, start, end, state, key) -> VMPartitionProblem:
-        L, A = intervals(self.times, self.batches, start, end)
-        candidates = None
-        if self.u > self.sample_size:  # the same U' for every method in base period `key`
+    def _sample(self, key: int):
+        """U′ of base period ``key`` and its schedules (the last few kept: stages share them)."""
+        cache = self.__dict__.setdefault("_samples", {})
+        if key not in cache:
             rng = np.random.default_rng([self.entropy, 0x5A3, int(key)])
             probe = VMPartitionProblem(self.theta, [1.0], np.zeros((1, self.n_classes)), table=self.table)
-            candidates = np.sort(probe.sample_designs(rng, self.sample_size))
-        return VMPartitionProblem(self.theta, L, A, state, table=self.table, candidates=candidates)
+            ranks = np.sort(probe.sample_designs(rng, self.sample_size))
+            if len(cache) >= 4:
+                cache.pop(next(iter(cache)))
+            cache[key] = (ranks, unrank(ranks, self.theta, self.n_classes).reshape(-1, self.n_classes))
+        return cache[key]
+
+    def _problem(self, L, A, state, sample) -> VMPartitionProblem:
+        prob = VMPartitionProblem(self.theta, L, A, state, table=self.table,
+                                  candidates=None if sample is None else sample[0])
+        if sample is not None:
+            prob._cand_table = sample[1]
+        return prob
+
+    def stage_problem(self, start, end, state, key) -> VMPartitionProblem:
+        L, A = intervals(self.times, self.batches, start, end)
+        # the same U' for every method in base period `key`
+        return self._problem(L, A, state, self._sample(int(key)) if self.u > self.sample_size else None)
 
     def restrict(self, problem: VMPartitionProblem, indices) -> VMPartitionProblem:
-        ranks = problem._ranks(np.asarray(indices, dtype=np.int64))
-        return VMPartitionProblem(self.theta, problem.lengths, problem.arrivals, problem.backlog,
-                                  table=self.table, candidates=ranks)
+        indices = np.asarray(indices, dtype=np.int64)
+        sample = (problem._ranks(indices), problem.schedules(indices))
+        return self._problem(problem.lengths, problem.arrivals, problem.backlog, sample)
 
     # -- execution -------------------------------------------------------------------------------
     def _rates(self, design, starts, mean_only: bool) -> np.ndarray:

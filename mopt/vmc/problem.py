@@ -103,7 +103,8 @@ class VMPartitionProblem(StochasticProblem):
             if cand.min() < 0 or cand.max() >= self.space_size or len(np.unique(cand)) != len(cand):
                 raise InputError(f"'candidates' must be distinct ranks in [0, {self.space_size - 1}].")
             self.candidates = cand
-            self._position = {int(r): k for k, r in enumerate(cand.tolist())}
+            self._sorted = bool((np.diff(cand) > 0).all())
+        self._cand_table = None  # the candidates' schedules, unranked once on first use
         self.parameter_names = tuple(f"theta_{c + 1}" for c in range(C))
         top = theta - C + 1
         objectives = ("clear_time", "vms") if self.elastic else ("clear_time",)
@@ -121,7 +122,14 @@ class VMPartitionProblem(StochasticProblem):
 
     def schedules(self, indices) -> np.ndarray:
         """Schedules (rows of VM counts) of design ``indices``, vectorised."""
-        ranks = self._ranks(self._check_indices(indices))
+        indices = self._check_indices(indices)
+        if self.candidates is not None:
+            if self._cand_table is None:
+                self._cand_table = self._unrank(self.candidates)
+            return self._cand_table[np.asarray(indices, dtype=np.int64)].reshape(-1, self.n_classes)
+        return self._unrank(indices)
+
+    def _unrank(self, ranks) -> np.ndarray:
         if self.elastic:
             return unrank_elastic(ranks, self.theta, self.n_classes).reshape(-1, self.n_classes)
         return unrank(ranks, self.theta, self.n_classes).reshape(-1, self.n_classes)
@@ -143,9 +151,12 @@ class VMPartitionProblem(StochasticProblem):
             r = rank(s)
         if self.candidates is None:
             return r
-        if r not in self._position:
+        pos = int(np.searchsorted(self.candidates, r)) if self._sorted else -1
+        if pos < 0:
+            pos = next((k for k, c in enumerate(self.candidates.tolist()) if c == r), len(self.candidates))
+        if pos >= len(self.candidates) or self.candidates[pos] != r:
             raise InputError(f"'x' {s.tolist()} is not one of the problem's candidate schedules.")
-        return self._position[r]
+        return pos
 
     def decode(self, x) -> dict:
         s = self.design(self.index(x))
