@@ -11,7 +11,7 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
 - ``eoo``: iOO on adaptive stages (the problem's ``adaptive_grid``, Algorithms 2 and 3), stage k
   searching with a budget of width(stage k−1) / O replications (the first: its own width / O);
   its selection set is what the budget left after the rough pass pays for (:func:`_stage_plan`);
-- ``eoo_ocba``: OCBA (``n0`` = 10, about 20 rounds, ours) over the designs eOO's rough pass would
+- ``eoo_ocba``: OCBA (``n0`` = 10, about 8 rounds, ours) over the designs eOO's rough pass would
   order, with exactly what eOO spends on the stage (the paper: OCBA replaces "its equal schedule
   simulation allocation"); its n0 replications play the rough pass.
 
@@ -178,7 +178,9 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
         return prob.design(_best(res)), res.n_evals
     # eOO + OCBA: OCBA (n0) over the designs eOO's rough pass orders, with exactly eOO's spending;
     # its first n0 replications are the rough pass (n0 = n = 10 by default)
-    delta = max(10, (spend - rough * n0) // 20)  # about 20 allocation rounds (ours)
+    delta = max(10, (spend - rough * n0) // 8)  # about 8 allocation rounds (ours; each costs a call per group)
+    if hasattr(prob, "tabulate") and prob.n_designs * n_acc <= 10**7:
+        prob.tabulate(n_acc)  # OCBA asks in many small groups: simulate once, look up after
     res = solve(prob, "ocba", budget=spend, seed=stage_seed, n0=n0, delta=delta, sample=sample, **solve_kw)
     return prob.design(_best(res)), res.n_evals
 

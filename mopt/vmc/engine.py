@@ -107,6 +107,8 @@ def _combine_serial(S, cet, tail):  # pragma: no cover - compiled; small calls: 
 
 #: below this many (schedule, replication) pairs the serial kernel runs
 SERIAL_BELOW = 200_000
+#: up to this many schedules, each schedule's clusters are simulated without de-duplication
+SMALL = 8
 
 
 def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
@@ -117,11 +119,15 @@ def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     draw.  Only the cluster sizes that ``S`` uses are simulated, once per class.
     """
     S = np.asarray(S, dtype=np.int64)
-    C = S.shape[1]
-    used = [np.unique(S[:, c]) for c in range(C)]
-    V = max(len(u) for u in used)
-    sizes = np.array([np.pad(u, (0, V - len(u)), mode="edge") for u in used])  # (C, V)
-    pos = np.stack([np.searchsorted(used[c], S[:, c]) for c in range(C)], axis=1)
+    n, C = S.shape
+    if n <= SMALL:  # a few schedules: simulate each one's clusters, no de-duplication
+        sizes = np.ascontiguousarray(S.T)
+        pos = np.broadcast_to(np.arange(n)[:, None], (n, C))
+    else:
+        used = [np.unique(S[:, c]) for c in range(C)]
+        V = max(len(u) for u in used)
+        sizes = np.array([np.pad(u, (0, V - len(u)), mode="edge") for u in used])  # (C, V)
+        pos = np.stack([np.searchsorted(used[c], S[:, c]) for c in range(C)], axis=1)
     cet, tail = class_busy(mean, sd, sizes, Z, eps_frac, L, A, b0)
     pos = np.ascontiguousarray(pos)
     if len(S) * Z.shape[0] < SERIAL_BELOW:

@@ -213,13 +213,34 @@ class VMPartitionProblem(StochasticProblem):
             out[k] = blocks[blk][reps[k] % _BLOCK]
         return out
 
-    def _replicate(self, indices, reps, entropy):
+    def tabulate(self, n_reps: int) -> None:
+        """Simulate every design's first ``n_reps`` replications in one call when first asked, and
+        answer later requests from that table (same values: common random numbers; for methods that
+        ask for many small groups, such as OCBA's rounds).  Needs n_designs·n_reps ≤ 10⁷."""
+        if self.n_designs * n_reps > 10**7:
+            raise InputError(f"'n_reps' too large to tabulate {self.n_designs} designs; got {n_reps}.")
+        self._tab = (int(n_reps), None, None)
+
+    def _clear(self, indices, reps, entropy):
+        tab = getattr(self, "_tab", None)
+        reps = np.asarray(reps, dtype=np.int64)
+        if tab is not None and len(reps) and reps.max() < tab[0]:
+            if tab[1] != entropy:
+                tab = self._tab = (tab[0], entropy, self._clear_now(np.arange(self.n_designs), np.arange(tab[0]),
+                                                                     entropy))
+            return tab[2][np.ix_(np.asarray(indices, dtype=np.int64), reps)]
+        return self._clear_now(indices, reps, entropy)
+
+    def _clear_now(self, indices, reps, entropy):
         Z = self.normals(reps, entropy)
-        S = self.schedules(indices)
-        clear = clear_times(S, self._mean, self._sd, Z, EPS_FRACTION, self.lengths, self.arrivals, self.backlog)
+        return clear_times(self.schedules(indices), self._mean, self._sd, Z, EPS_FRACTION, self.lengths,
+                           self.arrivals, self.backlog)
+
+    def _replicate(self, indices, reps, entropy):
+        clear = self._clear(indices, reps, entropy)
         if not self.elastic:
             return clear[:, :, None]
-        vms = np.broadcast_to(S.sum(axis=1)[:, None].astype(float), clear.shape)
+        vms = np.broadcast_to(self.schedules(indices).sum(axis=1)[:, None].astype(float), clear.shape)
         return np.stack([clear, vms], axis=2)
 
     def _identity(self) -> dict:
