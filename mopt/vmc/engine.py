@@ -11,7 +11,7 @@ import threading
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["clear_times", "class_busy"]
+__all__ = ["clear_times", "clear_times_all", "class_busy"]
 
 _LOCK = threading.Lock()  # numba's workqueue layer aborts if two threads launch parallel kernels at once
 
@@ -134,3 +134,73 @@ def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
         return _combine_serial(pos, cet, tail)
     with _LOCK:
         return _combine(pos, cet, tail)
+
+
+@njit(cache=True, fastmath=True)
+def _space_block(cet, tail, theta, v1, out, start):  # pragma: no cover - compiled
+    """Schedules with θ_1 = v1 in lexicographic order from row ``start`` of ``out``: a depth-first
+    walk over the classes keeping the running maxima of the classes fixed so far, so a schedule
+    costs the maxima with its last two classes only (cet/tail indexed by VM count − 1)."""
+    C, J, R = cet.shape[0], cet.shape[2], cet.shape[3]
+    M = np.empty((C, J, R))
+    Mt = np.empty((C, R))
+    M[0] = cet[0, v1 - 1]
+    Mt[0] = tail[0, v1 - 1]
+    vals = np.zeros(C, dtype=np.int64)
+    rem = np.zeros(C, dtype=np.int64)
+    rem[1] = theta - v1
+    pos = start
+    k = 1
+    while k >= 1:
+        vals[k] += 1
+        if vals[k] > rem[k] - (C - 1 - k):  # every later class needs a VM
+            vals[k] = 0
+            k -= 1
+            continue
+        a = vals[k] - 1
+        if k == C - 2:  # a leaf: classes C−2 and C−1 (the last one takes what is left)
+            b = rem[k] - vals[k] - 1
+            for r in range(R):
+                out[pos, r] = 0.0
+            for j in range(J):
+                for r in range(R):
+                    out[pos, r] += max(max(M[k - 1, j, r], cet[k, a, j, r]), cet[C - 1, b, j, r])
+            for r in range(R):
+                out[pos, r] += max(max(Mt[k - 1, r], tail[k, a, r]), tail[C - 1, b, r])
+            pos += 1
+        else:
+            for j in range(J):
+                for r in range(R):
+                    M[k, j, r] = max(M[k - 1, j, r], cet[k, a, j, r])
+            for r in range(R):
+                Mt[k, r] = max(Mt[k - 1, r], tail[k, a, r])
+            rem[k + 1] = rem[k] - vals[k]
+            k += 1
+
+
+@njit(cache=True, parallel=True)
+def _space(cet, tail, theta, starts):  # pragma: no cover - compiled
+    top = cet.shape[1]
+    out = np.empty((starts[-1], cet.shape[3]))
+    for v1 in prange(1, top + 1):
+        _space_block(cet, tail, theta, v1, out, starts[v1 - 1])
+    return out
+
+
+def clear_times_all(theta: int, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
+    """:func:`clear_times` of every schedule of θ VMs over C ≥ 3 classes, in rank order, shape (u, R).
+
+    The same values, faster: the schedules are walked in lexicographic order and the maxima over
+    the classes fixed so far are shared by every schedule that extends them.
+    """
+    from mopt.vmc.space import count_partitions
+
+    C = mean.shape[0]
+    top = theta - C + 1
+    sizes = np.tile(np.arange(1, top + 1), (C, 1))
+    cet, tail = class_busy(mean, sd, sizes, Z, eps_frac, L, A, b0)
+    # rows of the block θ_1 = v start after every schedule with a smaller θ_1
+    counts = [count_partitions(theta - v, C - 1) for v in range(1, top + 1)]
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    with _LOCK:
+        return _space(cet, tail, int(theta), starts)

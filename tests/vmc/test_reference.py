@@ -29,3 +29,18 @@ def test_engine_matches_plain_python_model(case):
     got = prob.replicate(idx, reps, seed=case)[:, :, 0]
     want = np.array(vmc_reference.replicate(prob, idx, reps, case))
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("theta, n_classes", [(9, 3), (11, 4), (13, 7)])
+def test_whole_space_walk_equals_the_per_schedule_kernel(theta, n_classes):
+    # clear_times_all walks the space depth-first sharing the maxima of fixed classes; it must give
+    # exactly what clear_times gives schedule by schedule (the same sums in the same order)
+    from mopt.vmc.engine import clear_times, clear_times_all
+    from mopt.vmc.problem import EPS_FRACTION, VMPartitionProblem
+
+    A = np.random.default_rng(theta).poisson(4, (3, n_classes)).astype(float)
+    prob = VMPartitionProblem(theta, [30.0, 5.0, 40.0], A, np.full(n_classes, 2.0))
+    Z = prob.normals(np.arange(7), 11)
+    args = (prob._mean, prob._sd, Z, EPS_FRACTION, prob.lengths, prob.arrivals, prob.backlog)
+    S = prob.schedules(np.arange(prob.n_designs))
+    assert np.array_equal(clear_times_all(theta, *args), clear_times(S, *args))
