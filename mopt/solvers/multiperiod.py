@@ -122,26 +122,24 @@ def _fixed_search(prob, method: str, o: dict) -> tuple[str, dict, int]:
 def _stage_plan(prob, o, budget):
     """eOO's stage plan for ``budget`` replications: (n_rough, n_accurate, s, designs in the rough pass).
 
-    The paper (§III.B): the selection set of iOO and eOO "is determined by the time left for the
-    second scheduling period".  A stage with at least iOO's budget orders every design with n
-    rough replications and gives N to the ``s = (budget − u·n) // N`` best (a merged stage of 2·t
-    selects more than iOO's s, "more simulation time ... improves the accuracy"); a shorter
-    stage (ours, the paper gives no rule) keeps iOO's split of the budget between the two passes
-    and scales both down: fewer designs ordered, a smaller s (then fewer than N replications only
-    if s = 1 still does not fit).
+    The paper (§III.B, §III.C): the rough model orders all of U, and the selection set of iOO and
+    eOO "is determined by the time left for the second scheduling period".  So the rough pass
+    orders every design with n replications and the ``s = (budget − u·n) // (N − n)`` best get N in
+    all (the rough replications are reused): a merged stage of 2·t selects more than iOO's s ("more
+    simulation time ... improves the accuracy"), a split one fewer.  When the budget cannot pay n
+    rough replications of every design and N for one, n shrinks (ours), then N, and only if one
+    rough replication of every design does not fit does the rough pass take a uniform sample.
     """
     N, n, u = o["n_accurate"], o["n_rough"], prob.n_designs
-    s_ioo = min(o["s"], u)
-    full = u * n + s_ioo * (N - n)  # iOO's budget on this stage (the rough replications are reused)
-    if budget >= full:
-        s = min(u, s_ioo + (budget - full) // (N - n)) if N > n else u
-        return n, N, s, u
-    share = u * n / full  # iOO's rough share of the budget
-    s = max(1, min(s_ioo, int(budget * (1 - share)) // max(1, N - n)))
-    n_acc = max(1, min(N, budget // (2 * s) if s * N > budget else N))
-    n_rough = min(n, n_acc)
-    rough = max(s, min(u, (budget - s * (n_acc - n_rough)) // n_rough))
-    return n_rough, n_acc, s, rough
+    n_rough = max(1, min(n, (budget - N) // u)) if budget > N else 1
+    n_acc = max(n_rough, min(N, budget - u * n_rough))
+    if budget < u * n_rough + n_acc - n_rough:  # not even one replication of every design and N
+        n_acc = max(1, min(N, budget // 2))
+        n_rough = 1
+        rough = max(1, min(u, budget - n_acc + 1))
+        return n_rough, n_acc, 1, rough
+    s = max(1, min(u, (budget - u * n_rough) // (n_acc - n_rough))) if n_acc > n_rough else u
+    return n_rough, n_acc, s, u
 
 
 def _best(result) -> int:

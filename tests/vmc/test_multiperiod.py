@@ -122,12 +122,16 @@ def test_eoo_stage_plan_selection_set_is_what_the_time_left_pays_for():
     # a merged stage of 2t: the 31,700 extra pay 31,700 // 990 = 32 more selected designs (paper
     # §III.B: the selection set is determined by the time left after the rough pass)
     assert _stage_plan(prob, o, 63_400) == (10, 1000, 62, 200)
-    # a split stage of t/2 (15,850): iOO's split scaled down, s = 15 (14,850 of accurate
-    # replications), and the rest orders (15,850 - 14,850) / 10 = 100 designs
-    assert _stage_plan(prob, o, 15_850) == (10, 1000, 15, 100)
-    # far too small for one design at N: s = 1 at N = 600 // 2 = 300, and the rough pass orders
-    # (600 - (300 - 10)) // 10 = 31 designs
-    assert _stage_plan(prob, o, 600) == (10, 300, 1, 31)
+    # a split stage of t/2 (15,850): the rough pass still orders all 200 designs (the paper's
+    # rough model orders all of U) and s = (15,850 - 2,000) // 990 = 13
+    assert _stage_plan(prob, o, 15_850) == (10, 1000, 13, 200)
+    # the specification's K = 27,132 at t/2 = 150,510: n = (150,510 - 1,000) // 27,132 = 5 rough
+    # replications, s = (150,510 - 135,660) // 995 = 14
+    assert _stage_plan(SimpleNamespace(n_designs=27132), o, 150_510) == (5, 1000, 14, 27132)
+    # too small for n = 1 and N = 1,000: one rough replication each, N = 600 - 200 = 400, s = 1
+    assert _stage_plan(prob, o, 600) == (1, 400, 1, 200)
+    # too small to order every design once: N = 25, a sample of 50 - 25 + 1 = 26 (26 + 24 = 50)
+    assert _stage_plan(prob, o, 50) == (1, 25, 1, 26)
 
 
 def test_serial_and_parallel_combine_kernels_agree():
