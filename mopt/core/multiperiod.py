@@ -19,10 +19,16 @@ time, throughput and search overhead) and the run's throughput, Σ finished / Σ
 
 from __future__ import annotations
 
+import io
+import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from mopt.core.errors import InputError
 
 __all__ = ["MultiPeriodProblem", "MultiPeriodResult", "Stage"]
 
@@ -114,12 +120,82 @@ class MultiPeriodResult:
         ``busy_time``, ``throughput`` (finished / busy time), ``overhead`` (simulated seconds the search
         of this stage's design cost; 0 for the initial design and the drain) and ``n_evals``.  The
         last row (``drain``) is the work left after the horizon.
+
+    Notes
+    -----
+    Like a :class:`~mopt.Result` where it makes sense: ``method``, ``seed`` (rerun with it for the
+    same run), ``n_evals`` (replications spent by every stage's search: the budget used),
+    :meth:`to_frame`, :meth:`to_csv` / :meth:`read_csv` and ``==``.  It has no ``evaluations`` or
+    ``front``: each stage searches a different problem (its own arrivals and starting state), so
+    the designs of two stages are not comparable rows.  For the same reason :func:`mopt.solve`
+    takes no ``journal=`` for a multi-period problem (a journal holds one problem and seed); an
+    ``executor=`` is passed to every stage's search.
+
+    Examples
+    --------
+    >>> r = MultiPeriodResult("ioo", 1, 1, pd.DataFrame({"stage": [0, "drain"], "finished": [6.0, 2.0],
+    ...                       "busy_time": [3.0, 1.0], "overhead": [0.5, 0.0], "n_evals": [10, 0]}))
+    >>> r.throughput, r.makespan, r.n_evals
+    (2.0, 4.0, 10)
     """
 
     method: str
     seed: int
     scenario: int
     stages: pd.DataFrame
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of ``stages`` with the run's ``method``, ``seed`` and ``scenario`` as columns."""
+        df = self.stages.copy()
+        for k, (name, value) in enumerate((("method", self.method), ("seed", self.seed), ("scenario", self.scenario))):
+            df.insert(k, name, value)
+        return df
+
+    def to_csv(self, directory: str | os.PathLike) -> Path:
+        """Write ``stages.csv`` and ``result.json`` (last, the manifest) into ``directory``, atomically."""
+        from mopt.core.result import atomic_write
+
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "result.json").unlink(missing_ok=True)  # no manifest while the set is incomplete
+        atomic_write(d / "stages.csv", lambda p: self.stages.to_csv(p, index=False))
+        meta = {"kind": "multi-period", "method": self.method, "seed": self.seed, "scenario": self.scenario,
+                "n_evals": self.n_evals, "throughput": self.throughput}
+        atomic_write(d / "result.json", lambda p: Path(p).write_text(json.dumps(meta, indent=2)))
+        return d
+
+    @classmethod
+    def read_csv(cls, directory: str | os.PathLike) -> MultiPeriodResult:
+        """Read a result written by :meth:`to_csv` (errors name the file and the field)."""
+        from mopt.core.inputs import read_json, read_text
+
+        d = Path(directory)
+        for name in ("stages.csv", "result.json"):
+            if not os.path.lexists(d / name):
+                raise InputError(f"'{d}' is not a mopt multi-period result directory: {name} is missing.")
+        meta = read_json(d / "result.json", "mopt multi-period result metadata")
+        if not isinstance(meta, dict) or meta.get("kind") != "multi-period":
+            raise InputError(f"'{d / 'result.json'}': not a multi-period result (key 'kind').")
+        for key, typ in (("method", str), ("seed", int), ("scenario", int)):
+            if not isinstance(meta.get(key), typ) or isinstance(meta.get(key), bool):
+                raise InputError(f"'{d / 'result.json'}': key '{key}' must be a {typ.__name__}.")
+        try:
+            stages = pd.read_csv(io.StringIO(read_text(d / "stages.csv", "mopt multi-period stages")))
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise InputError(f"'{d / 'stages.csv'}': malformed stages ({exc}).") from None
+        missing = {"stage", "finished", "busy_time", "overhead", "n_evals"} - set(stages.columns)
+        if missing:
+            raise InputError(f"'{d / 'stages.csv'}': column {sorted(missing)[0]!r} is missing.")
+        return cls(meta["method"], meta["seed"], meta["scenario"], stages)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, MultiPeriodResult):
+            return NotImplemented
+        return ((self.method, self.seed, self.scenario) == (other.method, other.seed, other.scenario)
+                and self.stages.shape == other.stages.shape
+                and self.stages.astype(str).reset_index(drop=True).equals(other.stages.astype(str).reset_index(drop=True)))
+
+    __hash__ = None
 
     @property
     def throughput(self) -> float:
@@ -139,6 +215,7 @@ class MultiPeriodResult:
 
     @property
     def n_evals(self) -> int:
+        """Replications spent by all the stages' searches."""
         return int(self.stages["n_evals"].sum())
 
     def __repr__(self) -> str:

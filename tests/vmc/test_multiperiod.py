@@ -145,3 +145,21 @@ def test_serial_and_parallel_combine_kernels_agree():
     want = cet[c, S].max(axis=1).sum(axis=1) + tail[c, S].max(axis=1)
     assert np.allclose(engine._combine_serial(S, cet, tail), want, rtol=1e-12)
     assert np.allclose(engine._combine(S, cet, tail), want, rtol=1e-12)
+
+
+def test_multiperiod_result_round_trips_and_refuses_a_bad_directory(tmp_path):
+    from mopt.core.multiperiod import MultiPeriodResult
+
+    mp, _ = _mp(1)
+    r = mopt.solve(mp, "ioo", seed=2, **FAST)
+    assert r.n_evals == int(r.stages["n_evals"].sum()) > 0
+    frame = r.to_frame()
+    assert frame[["method", "seed", "scenario"]].iloc[0].tolist() == ["ioo", r.seed, 1]
+    back = MultiPeriodResult.read_csv(r.to_csv(tmp_path / "run"))
+    assert back == r and back.throughput == r.throughput
+    assert back != mopt.solve(mp, "exhaustive", seed=2, **FAST)
+    (tmp_path / "run" / "stages.csv").unlink()
+    with pytest.raises(InputError, match="stages.csv is missing"):
+        MultiPeriodResult.read_csv(tmp_path / "run")
+    with pytest.raises(InputError, match="journal"):
+        mopt.solve(mp, "ioo", journal=tmp_path / "j.sqlite")
