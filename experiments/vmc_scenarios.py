@@ -61,6 +61,28 @@ def plan(seeds, sizes):
                 yield seed, 32, kind, 2, ("eoo_ocba",)
 
 
+def run_bp(args, path: Path) -> None:
+    """The sensitivity run: Blind Pick with the paper's fraction ``--bp-alpha`` in every cell."""
+    label = f"blind_pick_{args.bp_alpha:g}"
+    done = pd.read_csv(path) if path.exists() else pd.DataFrame()
+    have = set(zip(done.seed, done.theta, done.workload, done.scenario, strict=True)) if len(done) else set()
+    rows = [done] if len(done) else []
+    seeds = range(args.first_seed, args.first_seed + args.seeds * args.seed_step, args.seed_step)
+    for seed in seeds:
+        for theta in args.sizes:
+            for kind in KINDS:
+                for scen in (1, 2):
+                    if (seed, theta, kind, scen) in have:
+                        continue
+                    df = compare_methods(theta, kind, scen, [(label, "blind_pick", {"alpha": args.bp_alpha})],
+                                         [seed], sample_size=args.sample_size,
+                                         keep_base_period=args.keep_base_period)
+                    rows.append(df)
+                    table = pd.concat(rows, ignore_index=True)
+                    atomic_write(path, lambda p, t=table: t.to_csv(p, index=False))
+                    print(f"seed {seed} {theta:>3} {kind} S{scen}: {label} {df.throughput.iloc[0]:.4f}", flush=True)
+
+
 def run(args, path: Path) -> None:
     done = pd.read_csv(path) if path.exists() else pd.DataFrame()
     have = set()
@@ -112,7 +134,7 @@ def table_md(rel: pd.DataFrame, methods, paper, title: str) -> str:
                 x = rel[(rel.method == m) & (rel.theta == theta) & (rel.workload == kind)]
                 p = paper.get((m, theta)) if paper else None
                 cells.append(cell(x.iloc[0], None if p is None else p[k]) if len(x) else "—")
-            lines.append(f"| {theta} | {LABEL[m]} | " + " | ".join(cells) + " |")
+            lines.append(f"| {theta} | {LABEL.get(m, m)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -135,6 +157,22 @@ def figure(runs: pd.DataFrame, scenario: int, methods, name: str, title: str) ->
     plt.close(fig)
 
 
+def config_md(args) -> str:
+    """The configuration of each cluster size: K, O, t and Monte Carlo's period."""
+    from mopt.vmc.scenarios import scenario_problem
+    from mopt.vmc.space import count_partitions
+
+    lines = ["| VMs | schedules u | searched K | O (s per replication) | t = iOO's overhead (s) | "
+             "MC period (s, in t) | Scenario 2 horizon (s) |", "|---|---|---|---|---|---|---|"]
+    for theta in sorted(args.sizes):
+        mp = scenario_problem(theta, "LFLD", 2, 1, sample_size=args.sample_size,
+                              keep_base_period=args.keep_base_period)
+        mc = mp.u_search * 1000 * mp.overhead_per_rep
+        lines.append(f"| {theta} | {count_partitions(theta, 7):,} | {mp.u_search:,} | {mp.overhead_per_rep:.4f} | "
+                     f"{mp.base_period:.1f} | {mc:,.0f} ({mc / mp.base_period:.2f} t) | {mp.horizon:,.0f} |")
+    return "\n".join(lines)
+
+
 def report(paths, args) -> str:
     runs = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
     # split runs may overlap: one row per (cell, seed, method); the same seed gives the same row
@@ -143,7 +181,7 @@ def report(paths, args) -> str:
     t3 = relative(runs, 2, "eoo")
     t4 = relative(runs[runs.theta == 32], 2, "eoo_ocba", column="makespan", gain=True)
     parts = [f"Runs: {len(runs)} (cells × seeds × methods); searched sample K = {args.sample_size} schedules "
-             "per period (ours, reduced for the machine); 95 % t-intervals over seeds; n = seeds."]
+             "per period (reduced for the machine); 95 % t-intervals over seeds; n = seeds.", config_md(args)]
     parts.append(table_md(t2, ["exhaustive", "blind_pick"], PAPER2,
                           "Table 2 (Scenario 1): (T_m − T_OO)/T_OO in %, + = better than OO"))
     parts.append(table_md(t3, ["exhaustive", "blind_pick", "ioo"], PAPER3,
@@ -168,6 +206,18 @@ def report(paths, args) -> str:
     checks.append(f"- 32 VMs, Scenario 2: eOO+OCBA {s32.get('eoo_ocba', np.nan):.4f} vs eOO "
                   f"{s32.get('eoo', np.nan):.4f}")
     parts.append("\n".join(checks))
+    bp_files = sorted(FIGURES.glob("vmc_bp_runs*.csv"))
+    if bp_files:
+        bp = pd.concat([pd.read_csv(p) for p in bp_files], ignore_index=True)
+        label = str(bp.method.iloc[0])
+        both = pd.concat([runs, bp], ignore_index=True)
+        b1 = relative(both[both.method.isin(["ioo", label])], 1, "ioo")
+        b2 = relative(both[both.method.isin(["eoo", label])], 2, "eoo")
+        parts.append(table_md(b1, [label], None, f"Sensitivity: {label} in Scenario 1, (T − T_OO)/T_OO in %"))
+        parts.append(table_md(b2, [label], None, f"Sensitivity: {label} in Scenario 2, (T − T_eOO)/T_eOO in %"))
+        parts.append(f"Means over cells: Scenario 1 {b1['mean'].mean():+.2f} %, Scenario 2 {b2['mean'].mean():+.2f} % "
+                     f"(default BP: {t2[t2.method == 'blind_pick']['mean'].mean():+.2f} %, "
+                     f"{t3[t3.method == 'blind_pick']['mean'].mean():+.2f} %).")
     text = "\n\n".join(parts) + "\n"
     for name, tab in (("vmc_table2", t2), ("vmc_table3", t3), ("vmc_table4", t4)):
         atomic_write(FIGURES / f"{name}.csv", lambda p, t=tab: t.to_csv(p, index=False))
@@ -203,7 +253,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed-step", type=int, default=1, help="run seeds first, first+step, ... (split runs)")
     ap.add_argument("--runs", type=Path, default=FIGURES / "vmc_runs.csv")
     ap.add_argument("--report-only", action="store_true", help="report every figures/vmc_runs*.csv")
+    ap.add_argument("--bp-alpha", type=float, default=None,
+                    help="instead: the Blind Pick sensitivity run at this fraction (figures/vmc_bp_runs*.csv)")
     args = ap.parse_args(argv)
+    if args.bp_alpha is not None:
+        run_bp(args, args.runs)
+        return 0
     if not args.report_only:
         run(args, args.runs)
         paths = [args.runs]

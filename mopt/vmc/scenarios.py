@@ -70,7 +70,8 @@ def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, pro
     ``makespan`` (Σ busy time), ``overhead`` (Σ search time, simulated s), ``n_evals``, ``stages``.
 
     The workload, the truth and Scenario 2's initial schedule depend on the seed only, so every
-    method of a seed faces the same system.
+    method of a seed faces the same system.  A method is a name or ``(label, name, options)``, e.g.
+    ``("blind_pick_0.8", "blind_pick", {"alpha": 0.8})``.
 
     Examples
     --------
@@ -84,8 +85,9 @@ def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, pro
     for seed in seeds:
         mp = scenario_problem(theta, kind, scenario, seed, **kwargs)
         for m in methods:
-            r = mopt.solve(mp, m, seed=seed)
-            rows.append({"theta": theta, "workload": kind, "scenario": scenario, "seed": seed, "method": m,
+            label, name, opts = (m, m, {}) if isinstance(m, str) else m
+            r = mopt.solve(mp, name, seed=seed, **opts)
+            rows.append({"theta": theta, "workload": kind, "scenario": scenario, "seed": seed, "method": label,
                          "throughput": r.throughput, "makespan": r.makespan, "overhead": r.overhead,
                          "n_evals": r.n_evals, "stages": len(r.stages) - 1})
             if progress is not None:
