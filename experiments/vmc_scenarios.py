@@ -5,8 +5,14 @@
 Runs every cell (16, 32, 64, 128 VMs × LFLD, LFHD, HFLD, HFHD) for Scenario 1 (MC, BP, OO) and
 Scenario 2 (MC, BP, iOO, eOO; plus eOO + OCBA at 32 VMs for Table 4), seed by seed (seeds outer,
 so an interrupted run still covers every cell), appending one row per (cell, seed, method) to
-figures/vmc_runs.csv (resumable: rows already there are not run again).  The report (tables with
-95 % t-intervals over seeds, figures) is built from that file.
+figures/vmc_runs.csv (resumable: rows already there are not run again; split a run over
+processes with --first-seed/--seed-step and --runs figures/vmc_runs_<k>.csv).  The report (tables
+with 95 % t-intervals over seeds, figures) is built from every figures/<name>_runs*.csv.
+
+Other runs, reported beside the main one: ``--bp-alpha 0.8`` (Blind Pick at the paper's fraction,
+figures/vmc_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / merges only,
+figures/vmc_ablation_runs.csv), and ``--name vmc_k2000 --sample-size 2000 --sizes 32`` (a larger
+sample, its own report figures/vmc_k2000_*).
 """
 
 from __future__ import annotations
@@ -81,6 +87,31 @@ def run_bp(args, path: Path) -> None:
                     table = pd.concat(rows, ignore_index=True)
                     atomic_write(path, lambda p, t=table: t.to_csv(p, index=False))
                     print(f"seed {seed} {theta:>3} {kind} S{scen}: {label} {df.throughput.iloc[0]:.4f}", flush=True)
+
+
+#: eOO with one of Algorithms 2 and 3 switched off (threshold 0: never split; 1: never merge)
+ABLATION = {"eoo_split_only": {"merge_threshold": 1.0}, "eoo_merge_only": {"split_threshold": 0.0}}
+
+
+def run_ablation(args, path: Path) -> None:
+    """Scenario 2's eOO with only splits or only merges, to see what each does (ours)."""
+    done = pd.read_csv(path) if path.exists() else pd.DataFrame()
+    have = set(zip(done.seed, done.theta, done.workload, done.method, strict=True)) if len(done) else set()
+    rows = [done] if len(done) else []
+    seeds = range(args.first_seed, args.first_seed + args.seeds * args.seed_step, args.seed_step)
+    for seed in seeds:
+        for theta in args.sizes:
+            for kind in KINDS:
+                for label, thresholds in ABLATION.items():
+                    if (seed, theta, kind, label) in have:
+                        continue
+                    df = compare_methods(theta, kind, 2, ["eoo"], [seed], sample_size=args.sample_size,
+                                         keep_base_period=args.keep_base_period, **thresholds)
+                    df["method"] = label
+                    rows.append(df)
+                    table = pd.concat(rows, ignore_index=True)
+                    atomic_write(path, lambda p, t=table: t.to_csv(p, index=False))
+                    print(f"seed {seed} {theta:>3} {kind}: {label} {df.throughput.iloc[0]:.4f}", flush=True)
 
 
 def run(args, path: Path) -> None:
@@ -206,7 +237,7 @@ def report(paths, args) -> str:
     checks.append(f"- 32 VMs, Scenario 2: eOO+OCBA {s32.get('eoo_ocba', np.nan):.4f} vs eOO "
                   f"{s32.get('eoo', np.nan):.4f}")
     parts.append("\n".join(checks))
-    bp_files = sorted(FIGURES.glob("vmc_bp_runs*.csv"))
+    bp_files = sorted(FIGURES.glob(f"{args.name}_bp_runs*.csv"))
     if bp_files:
         bp = pd.concat([pd.read_csv(p) for p in bp_files], ignore_index=True)
         label = str(bp.method.iloc[0])
@@ -218,12 +249,22 @@ def report(paths, args) -> str:
         parts.append(f"Means over cells: Scenario 1 {b1['mean'].mean():+.2f} %, Scenario 2 {b2['mean'].mean():+.2f} % "
                      f"(default BP: {t2[t2.method == 'blind_pick']['mean'].mean():+.2f} %, "
                      f"{t3[t3.method == 'blind_pick']['mean'].mean():+.2f} %).")
+    abl_files = sorted(FIGURES.glob(f"{args.name}_ablation_runs*.csv"))
+    if abl_files:
+        abl = pd.concat([pd.read_csv(p) for p in abl_files], ignore_index=True)
+        both = pd.concat([runs[runs.scenario == 2], abl], ignore_index=True)
+        methods = [m for m in ["ioo", *ABLATION] if m in set(both.method)]
+        a = relative(both[both.method.isin(["eoo", *methods])], 2, "eoo")
+        parts.append(table_md(a, methods, None, "Ablation (Scenario 2): iOO and eOO with splits only / merges "
+                                                "only, (T − T_eOO)/T_eOO in %"))
+        parts.append("Means over cells: " + ", ".join(f"{LABEL.get(m, m)} {a[a.method == m]['mean'].mean():+.2f} %"
+                                                      for m in methods) + ".")
     text = "\n\n".join(parts) + "\n"
-    for name, tab in (("vmc_table2", t2), ("vmc_table3", t3), ("vmc_table4", t4)):
+    for name, tab in ((f"{args.name}_table2", t2), (f"{args.name}_table3", t3), (f"{args.name}_table4", t4)):
         atomic_write(FIGURES / f"{name}.csv", lambda p, t=tab: t.to_csv(p, index=False))
-    atomic_write(FIGURES / "vmc_scenarios.md", lambda p: Path(p).write_text(text))
-    figure(runs, 1, SCENARIO_METHODS[1], "vmc_scenario1", "Scenario 1 (like Fig. 9): throughput per cluster size")
-    figure(runs, 2, SCENARIO_METHODS[2], "vmc_scenario2", "Scenario 2 (like Fig. 10): throughput per cluster size")
+    atomic_write(FIGURES / f"{args.name}_scenarios.md", lambda p: Path(p).write_text(text))
+    figure(runs, 1, SCENARIO_METHODS[1], f"{args.name}_scenario1", "Scenario 1 (like Fig. 9): throughput per cluster size")
+    figure(runs, 2, SCENARIO_METHODS[2], f"{args.name}_scenario2", "Scenario 2 (like Fig. 10): throughput per cluster size")
     d = runs[(runs.scenario == 2) & (runs.theta == 32)]
     if len(d):
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -237,7 +278,7 @@ def report(paths, args) -> str:
         ax.set_title("32 VMs, Scenario 2 (like Fig. 11)")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        atomic_write(FIGURES / "vmc_ocba.png", lambda p: fig.savefig(p, format="png", dpi=110))
+        atomic_write(FIGURES / f"{args.name}_ocba.png", lambda p: fig.savefig(p, format="png", dpi=110))
         plt.close(fig)
     return text
 
@@ -251,19 +292,26 @@ def main(argv=None) -> int:
                     help="scale O so that t is the specification's whatever --sample-size (see scenario_problem)")
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--seed-step", type=int, default=1, help="run seeds first, first+step, ... (split runs)")
-    ap.add_argument("--runs", type=Path, default=FIGURES / "vmc_runs.csv")
+    ap.add_argument("--name", default="vmc", help="prefix of the report's files: figures/NAME_runs*.csv, ...")
+    ap.add_argument("--runs", type=Path, default=None, help="runs file (default figures/NAME_runs.csv)")
     ap.add_argument("--report-only", action="store_true", help="report every figures/vmc_runs*.csv")
+    ap.add_argument("--ablation", action="store_true",
+                    help="instead: Scenario 2's eOO with splits only / merges only (figures/vmc_ablation_runs.csv)")
     ap.add_argument("--bp-alpha", type=float, default=None,
                     help="instead: the Blind Pick sensitivity run at this fraction (figures/vmc_bp_runs*.csv)")
     args = ap.parse_args(argv)
+    args.runs = args.runs or FIGURES / f"{args.name}_runs.csv"
     if args.bp_alpha is not None:
         run_bp(args, args.runs)
+        return 0
+    if args.ablation:
+        run_ablation(args, args.runs)
         return 0
     if not args.report_only:
         run(args, args.runs)
         paths = [args.runs]
     else:
-        paths = sorted(FIGURES.glob("vmc_runs*.csv"))
+        paths = sorted(FIGURES.glob(f"{args.name}_runs*.csv"))
     print(report(paths, args))
     return 0
 

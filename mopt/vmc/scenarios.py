@@ -25,14 +25,16 @@ SCENARIO_METHODS = {1: ("exhaustive", "blind_pick", "ioo"), 2: ("exhaustive", "b
 def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *, periods: float | None = None,
                      sample_size: int = SAMPLE_SIZE, n_accurate: int = 1000, n_classes: int = 7,
                      overhead_per_rep: float = OVERHEAD_PER_REP,
-                     keep_base_period: bool = False) -> VMMultiPeriodProblem:
+                     keep_base_period: bool = False, split_threshold: float | None = None,
+                     merge_threshold: float | None = None) -> VMMultiPeriodProblem:
     """The multi-period problem of one cell, its workload drawn from ``seed``.
 
     ``keep_base_period`` (a reduction for small machines, ours): with a ``sample_size`` K below
     the specification's 27,132, scale O by (min(u, 27,132)·n + s·N) / (min(u, K)·n + s·N) so that
     the base period t, hence the batch sizes and the stage lengths in seconds, stay those of the
     specification's K; what changes is the sample searched and Monte Carlo's period in base
-    periods, K·N / (K·n + s·N).
+    periods, K·N / (K·n + s·N).  ``split_threshold`` / ``merge_threshold``: Algorithms 2 and 3's
+    thresholds (None: the pooled quantiles; 0 never splits, 1 never merges).
 
     Examples
     --------
@@ -61,7 +63,8 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     if len(w.times) == 0:
         raise InputError(f"the {kind} workload over {horizon:g} s is empty; use more 'periods'.")
     return VMMultiPeriodProblem(w, theta, scenario=scenario, horizon=horizon, base_period=t,
-                                overhead_per_rep=cost, sample_size=sample_size, seed=entropy)
+                                overhead_per_rep=cost, sample_size=sample_size, seed=entropy,
+                                split_threshold=split_threshold, merge_threshold=merge_threshold)
 
 
 def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, progress=None,
