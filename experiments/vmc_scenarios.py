@@ -140,6 +140,8 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
     d = runs[runs.scenario == scenario].pivot_table(index=["theta", "workload", "seed"], columns="method",
                                                     values=column)
     out = []
+    if ref not in d.columns:
+        return pd.DataFrame(columns=["method", "theta", "workload", "mean", "hw", "n"])
     for m in d.columns:
         if m == ref:
             continue
