@@ -16,6 +16,7 @@ from mopt.expert._engine.queues import (
     _heap_pop,
     _heap_push,
     _initial_kind,
+    _ring_pop,
     _ring_push,
     _timer_append,
     event_orders,
@@ -196,10 +197,7 @@ def _tail_phase(model, strategy, key, state, max_instances, out, workspace):
             in_step = False
             # Idle machines take the heads of their queues, skipping cancelled entries.
             while free_ur > 0 and ur_count > 0:
-                i = ur_queue[ur_head]
-                ur_head += 1
-                if ur_head == q_cap:
-                    ur_head = 0
+                i, ur_head = _ring_pop(ur_queue, ur_head)
                 ur_count -= 1
                 if done[i]:
                     continue
@@ -230,20 +228,14 @@ def _tail_phase(model, strategy, key, state, max_instances, out, workspace):
                     tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t + t_timeout, i)
             while free_rel > 0 and (rel_count > 0 or (combine and ur_count > 0)):
                 if rel_count > 0:
-                    i = rel_queue[rel_head]
-                    rel_head += 1
-                    if rel_head == q_cap:
-                        rel_head = 0
+                    i, rel_head = _ring_pop(rel_queue, rel_head)
                     rel_count -= 1
                     if done[i]:
                         continue
                     queued_rel[i] = False
                     rel_live -= 1
                 else:
-                    i = ur_queue[ur_head]
-                    ur_head += 1
-                    if ur_head == q_cap:
-                        ur_head = 0
+                    i, ur_head = _ring_pop(ur_queue, ur_head)
                     ur_count -= 1
                     if done[i]:
                         continue

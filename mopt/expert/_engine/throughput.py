@@ -15,6 +15,7 @@ from mopt.expert._engine.constants import (
 from mopt.expert._engine.queues import (
     _heap_pop,
     _heap_push,
+    _ring_pop,
     _ring_push,
 )
 from mopt.expert._engine.random import (
@@ -74,7 +75,6 @@ def throughput_phase(
     queue = np.empty(max(n_tasks, 1), np.int64)  # ring buffer: each task is queued at most once
     for j in range(n_tasks):
         queue[j] = j
-    q_cap = queue.shape[0]
     q_head = 0
     q_count = n_tasks
     h_cap = n_unreliable + n_reliable + 1
@@ -92,10 +92,7 @@ def throughput_phase(
     while True:
         # Idle machines take queued tasks (unreliable first).
         while q_count > 0 and (free_ur > 0 or free_rel > 0):
-            j = queue[q_head]
-            q_head += 1
-            if q_head == q_cap:
-                q_head = 0
+            j, q_head = _ring_pop(queue, q_head)
             q_count -= 1
             n_sent += 1
             if n_sent > max_instances:
