@@ -30,7 +30,7 @@ from mopt.core.errors import InputError
 from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.result import Result
 
-__all__ = ["score", "hypervolume_ratio", "SCORES", "REFERENCE"]
+__all__ = ["score", "hypervolume_ratio", "best_or_none", "SCORES", "REFERENCE"]
 
 #: the score columns of :func:`score` (and of :func:`mopt.compare.compare`'s rows)
 SCORES = ("pcs", "regret", "hv_ratio", "type1", "type2", "n_false", "n_missed", "alignment")
@@ -231,12 +231,8 @@ def score(result: Result, truth, utility=None) -> dict:
         result = dataclasses.replace(result, evaluations=result.evaluations[keep].reset_index(drop=True))
 
     best = float(true_u.min())
-    try:
-        chosen = int(result.best(u)["design"])
-    except InputError as exc:
-        if "no evaluated design satisfies" not in str(exc):
-            raise
-        chosen = None
+    row = best_or_none(result, u)
+    chosen = None if row is None else int(row["design"])
     if chosen is None:
         pcs, regret = 0.0, math.nan
     else:
@@ -265,3 +261,25 @@ def score(result: Result, truth, utility=None) -> dict:
         "n_false": n_false, "n_missed": n_missed, "n_evals": int(result.n_evals),
         "alignment": alignment, "selected": chosen,
     }
+
+
+def best_or_none(result: Result, utility):
+    """``result.best(utility)``, or None when no evaluated design satisfies the utility (every
+    score is inf or NaN, e.g. no strategy fits a budget).
+
+    Examples
+    --------
+    >>> import pandas as pd, mopt
+    >>> ev = pd.DataFrame({"design": [0, 1], "time": [1.0, 3.0], "cost": [2.0, 0.5], "n_reps": 5})
+    >>> res = mopt.Result("exhaustive", 1, 10, ("time", "cost"), ev)
+    >>> int(best_or_none(res, mopt.utility.minimize("cost"))["design"])
+    1
+    >>> best_or_none(res, mopt.utility.within_budget("cost", 0.1, then="time")) is None
+    True
+    """
+    try:
+        return result.best(utility)
+    except InputError as exc:
+        if "no evaluated design satisfies" not in str(exc):
+            raise
+        return None

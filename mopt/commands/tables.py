@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from mopt.core.errors import InputError
+from mopt.scoring import best_or_none
 
 __all__ = ["format_table", "choose", "chosen_table", "parameter_columns"]
 
@@ -69,15 +69,7 @@ def format_table(df: pd.DataFrame, columns: list[str] | None = None) -> str:
 
 def choose(result, utilities: dict) -> dict:
     """Label -> chosen row (None when no evaluated design satisfies the utility)."""
-    out = {}
-    for label, u in utilities.items():
-        try:
-            out[label] = result.best(u)
-        except InputError as exc:
-            if "no evaluated design satisfies" not in str(exc):
-                raise
-            out[label] = None
-    return out
+    return {label: best_or_none(result, u) for label, u in utilities.items()}
 
 
 def chosen_table(chosen: dict, columns: list[str]) -> str:
