@@ -22,7 +22,9 @@ from mopt.commands import decide as decide_command
 from mopt.commands import demo as demo_command
 from mopt.commands import frontier as frontier_command
 from mopt.commands import traces as traces_command
-from mopt.commands.options import Parser, add_run_options, positive_int, seed_value
+from mopt.commands.options import Parser, add_run_options
+from mopt.commands.options import positive_int as _positive_int  # the names families' parsers get
+from mopt.commands.options import seed_value as _seed
 from mopt.commands.outputs import check_out as _check_out  # noqa: F401 - used by family commands
 from mopt.commands.outputs import message as _message
 from mopt.commands.tables import format_table  # noqa: F401 - used by family commands
@@ -50,28 +52,29 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    # -- every subcommand, in the order of `mopt --help` (a family's module imports its family lazily)
+    common = add_run_options  # --out, --seed, --workers, --scheduler, --quiet of a run command
+    # -- every subcommand, in the order of `mopt --help`
     demo_command.add_parser(sub)
     frontier_command.add_parser(sub)
     decide_command.add_parser(sub)
     compare_command.add_parser(sub)
     traces_command.add_parser(sub)
 
-    from mopt.cloud import commands as cloud_commands
+    from mopt.cloud import commands as cloud_commands  # cheap: imports its family lazily
 
     cloud_commands.add_parser(sub)
 
-    from mopt.cloud.portfolio_commands import add_parser as add_portfolio
+    from mopt.cloud.portfolio_commands import add_parser as add_portfolio  # the family's own module
 
-    add_portfolio(sub, positive_int, seed_value)
+    add_portfolio(sub, _positive_int, _seed)
 
-    from mopt.cloud.koala.commands import add_parser as add_koala
+    from mopt.cloud.koala.commands import add_parser as add_koala  # the family's own module
 
     add_koala(sub)
 
-    from mopt.vmc.commands import add_parser as add_vmc  # `mopt vmc`
+    from mopt.vmc.commands import add_parser as add_vmc  # `mopt vmc` (the family's own module)
 
-    add_vmc(sub, add_run_options)
+    add_vmc(sub, common)
     return parser
 
 
