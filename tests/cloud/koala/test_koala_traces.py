@@ -60,6 +60,11 @@ def test_ctc_paper_version_reconciles_table_ii_and_bounds_the_share():
     assert 0 < most_long < flurry
     assert low == pytest.approx(68.06, abs=0.01) and high == pytest.approx(68.54, abs=0.01)
     assert abs(low - 69) <= 1 and abs(high - 69) <= 1
+    # rejected explanations: "<" instead of "<=" at the limit moves one job (7,500 s exactly); only
+    # completed jobs (status 1) give 69.9 % but 57,376 jobs, far from the paper's 74K
+    assert 100 * (jobs["run_time"] < 7500).mean() == pytest.approx(67.64, abs=0.01)
+    done = jobs[jobs["status"] == 1]
+    assert len(done) == 57_376 and short_share(done, 7500) == pytest.approx(69.86, abs=0.01)
 
 
 def test_sdsc_blue_allocated_processors_only():
