@@ -104,14 +104,20 @@ def test_every_method_runs_and_is_reproducible(small, tmp_path):
     # two Dask workers and a journal give the same result as one process
     from mopt.core.execute import local_cluster
 
-    serial = mopt.solve(small, "exhaustive", seed=2, n_reps=2)
+    # (and a three-set problem: 2 L pairs x 2 sets 3 = 4 designs)
+    three = TagsProblem(synthetic_trace(), limits=[10, 60], limits2=[240], set2=[["C3", "private", "public"]],
+                        set3=[["private", "public"], ["public"]], public_caps=[64], private_mins=[8],
+                        window_days=(5, 10))
+    serial = [mopt.solve(p, "exhaustive", seed=2, n_reps=2) for p in (small, three)]
     with local_cluster(2, threads=1) as client:
-        parallel = mopt.solve(small, "exhaustive", seed=2, n_reps=2, executor=client)
-    journal = tmp_path / "run.sqlite"
-    mopt.solve(small, "exhaustive", seed=2, n_reps=2, journal=str(journal))
-    resumed = mopt.solve(small, "exhaustive", seed=2, n_reps=2, journal=str(journal))
-    pd.testing.assert_frame_equal(serial.evaluations, parallel.evaluations)
-    pd.testing.assert_frame_equal(serial.evaluations, resumed.evaluations)
+        parallel = [mopt.solve(p, "exhaustive", seed=2, n_reps=2, executor=client) for p in (small, three)]
+    for k, p in enumerate((small, three)):
+        journal = tmp_path / f"run{k}.sqlite"
+        mopt.solve(p, "exhaustive", seed=2, n_reps=2, journal=str(journal))
+        resumed = mopt.solve(p, "exhaustive", seed=2, n_reps=2, journal=str(journal))
+        pd.testing.assert_frame_equal(serial[k].evaluations, parallel[k].evaluations)
+        pd.testing.assert_frame_equal(serial[k].evaluations, resumed.evaluations)
+    assert len(serial[1].evaluations) == 4 and "set3" in serial[1].evaluations.columns
 
 
 @pytest.fixture(scope="module")
