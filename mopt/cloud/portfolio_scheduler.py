@@ -89,6 +89,42 @@ def _live(state: E.CloudState) -> E.CloudState:
     return E.CloudState(state.sc, state.queue, compact, vms, state.hist)
 
 
+def run_selections(state: E.CloudState, table: np.ndarray, codes: np.ndarray,
+                   selection: TimeConstrainedSelection, every: float, start: np.ndarray,
+                   score) -> dict[str, list]:
+    """Run ``state`` to the end, selecting a policy on every due tick (spec §6); returns the log.
+
+    ``score(planned)`` gives the online utility of each planned policy index at the current
+    state (:func:`simulate_portfolio` passes the spec's window utility; the diagnostics in
+    ``experiments/portfolio_diagnose.py`` pass other readings). ``every`` is the selection period
+    in seconds (0: never select); ``start`` receives the jobs' start times.
+    """
+    log: dict[str, list] = {"time": [], "policy": [], "queue": [], "simulated": [], "utility": []}
+
+    def select() -> int:
+        planned = selection.plan()
+        scores = np.asarray(score(planned), dtype=np.float64)
+        chosen = selection.update(dict(zip(planned, scores.tolist(), strict=True)))
+        log["time"].append(state.clock)
+        log["policy"].append(chosen)
+        log["queue"].append(state.queue_length)
+        log["simulated"].append(len(planned))
+        log["utility"].append(selection.last_scores[chosen])
+        return chosen
+
+    active = 0
+    if every > 0 and state.queue_length > 0 and state.clock % every == 0:
+        active = select()
+    while True:
+        status = state.advance(table, codes[active], period=every, out_start=start)
+        if status == E.SELECT:
+            active = select()
+        elif status == E.DONE:
+            return log
+        else:  # pragma: no cover - the engine refuses traces it cannot finish
+            raise RuntimeError(f"the portfolio simulation stopped without finishing (status {status}).")
+
+
 def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20,
                        ratio: float = 0.6, period: int = 1, seed: SeedLike = None,
                        boot_delay: float = 120, step: float = 20, max_vms: int = 256,
@@ -135,31 +171,12 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     codes = np.array([p.codes for p in policies], dtype=np.int64)
     every = period * float(step) if len(policies) > 1 else 0.0
     start = np.full(len(table), np.nan)
-    log: dict[str, list] = {"time": [], "policy": [], "queue": [], "simulated": [], "utility": []}
 
-    def select() -> int:
-        planned = selection.plan()
-        scores = E.online_scores(_live(state), table, codes[planned], kappa=kappa, alpha=alpha,
-                                 beta=beta)
-        chosen = selection.update(dict(zip(planned, scores[:, 0].tolist(), strict=True)))
-        log["time"].append(state.clock)
-        log["policy"].append(chosen)
-        log["queue"].append(state.queue_length)
-        log["simulated"].append(len(planned))
-        log["utility"].append(selection.last_scores[chosen])
-        return chosen
+    def score(planned: list[int]) -> np.ndarray:
+        return E.online_scores(_live(state), table, codes[planned], kappa=kappa, alpha=alpha,
+                               beta=beta)[:, 0]
 
-    active = 0
-    if every > 0 and state.queue_length > 0 and state.clock % every == 0:
-        active = select()
-    while True:
-        status = state.advance(table, codes[active], period=every, out_start=start)
-        if status == E.SELECT:
-            active = select()
-        elif status == E.DONE:
-            break
-        else:  # pragma: no cover - the engine refuses traces it cannot finish
-            raise RuntimeError(f"the portfolio simulation stopped without finishing (status {status}).")
+    log = run_selections(state, table, codes, selection, every, start, score)
     out, summary = run_result(table, frame, info, state, start, kappa=kappa, alpha=alpha, beta=beta)
     frame_log = pd.DataFrame(log)
     frame_log.insert(2, "name", [policies[i].name for i in log["policy"]])
