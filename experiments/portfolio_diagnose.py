@@ -9,8 +9,11 @@ Each variant scores a candidate policy at a selection instant from a copy of the
   future arrivals: R_J and R_V from now on, BSD of the queued jobs;
 - ``cumulative``: U of the whole run so far plus that window (R_J, R_V and the BSD of every job
   started so far, plus the window's), i.e. the utility the run would end with if no job came;
-- ``window+H`` / ``cumulative+H``: as above, but the copy also receives the jobs the trace submits in
-  the next H seconds (clairvoyant: the real scheduler cannot know them).
+- ``window+next H`` / ``cumulative+next H``: as above, but the copy also receives the jobs the trace
+  submits in the next H seconds (clairvoyant: the real scheduler cannot know them);
+- ``window+replayed past H`` (``--replay``): the copy receives the jobs submitted in the last H
+  seconds again, shifted H later (a forecast a real scheduler could make: the next hour looks
+  like the last).
 
 It prints, per variant, the final U, utilisation, mean BSD, VM-hours and the provisioning shares,
 beside every SC13 policy's own run; writes ``figures/portfolio_diagnose_<trace>.md``. Actual
@@ -43,8 +46,11 @@ def _totals(sc: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def variant_scorer(state: E.CloudState, table: np.ndarray, codes: np.ndarray, mode: str,
-                   horizon: float):
-    """``score(planned)`` for :func:`run_selections`: ``mode`` 'window' or 'cumulative'."""
+                   horizon: float, replay: bool = False):
+    """``score(planned)`` for :func:`run_selections`: ``mode`` 'window' or 'cumulative'; with
+    ``horizon`` > 0 the copy also receives the next ``horizon`` seconds of the trace's arrivals,
+    or with ``replay`` the arrivals of the last ``horizon`` seconds again, shifted by ``horizon``
+    (a forecast the real scheduler could make)."""
     submit = table[:, E.J_SUB]
 
     def score(planned: list[int]) -> np.ndarray:
@@ -54,11 +60,22 @@ def variant_scorer(state: E.CloudState, table: np.ndarray, codes: np.ndarray, mo
         live = state.running[:, E.R_ACTIVE] > 0
         remaining = float(np.sum(state.running[live, E.R_N] * (state.running[live, E.R_END] - t)))
         busy0, paid0, bsd0, n0 = _totals(state.sc)
-        k = int(np.searchsorted(submit, t + horizon, side="right")) if horizon > 0 else 0
-        view_table = table[:max(k, int(state.sc[E.S_NEXT]))]
+        arrived = int(state.sc[E.S_NEXT])
+        if replay:
+            past = table[int(np.searchsorted(submit, t - horizon, side="right")):arrived].copy()
+            past[:, E.J_SUB] += horizon
+            view_table = np.vstack([table[:arrived], past])
+        else:
+            k = int(np.searchsorted(submit, t + horizon, side="right")) if horizon > 0 else 0
+            view_table = table[:max(k, arrived)]
         out = np.empty(len(planned))
+        nq = state.queue_length
+        rows = max(nq + len(view_table) - int(state.sc[E.S_NEXT]), 1)  # room for the arrivals
         for i, p in enumerate(planned):
-            copy = state.copy()
+            queue = np.zeros((rows, state.queue.shape[1]))
+            queue[:nq] = state.queue[:nq]
+            copy = E.CloudState(state.sc.copy(), queue, state.running.copy(), state.vms.copy(),
+                                state.hist.copy())
             copy.sc[E.S_ARRIVALS] = 1.0 if horizon > 0 else 0.0
             copy.advance(view_table, codes[p])
             busy, paid, bsd, n = _totals(copy.sc)
@@ -75,18 +92,20 @@ def variant_scorer(state: E.CloudState, table: np.ndarray, codes: np.ndarray, mo
     return score
 
 
-def run_variant(df: pd.DataFrame, mode: str, horizon: float, budget: int) -> dict:
+def run_variant(df: pd.DataFrame, mode: str, horizon: float, budget: int,
+                replay: bool = False) -> dict:
     policies = portfolio("sc13")
     codes = np.array([p.codes for p in policies], dtype=np.int64)
     table, frame, info, state = start_run(df, **CLOUD)
     start = np.full(len(table), np.nan)
     selection = TimeConstrainedSelection(len(policies), budget, 0.6, SEED)
     log = run_selections(state, table, codes, selection, CLOUD["step"], start,
-                         variant_scorer(state, table, codes, mode, horizon))
+                         variant_scorer(state, table, codes, mode, horizon, replay))
     _, s = run_result(table, frame, info, state, start, kappa=100.0, alpha=1.0, beta=1.0)
     chosen = pd.Series([policies[i].provisioning for i in log["policy"]])
     shares = chosen.value_counts(normalize=True)
-    return {"variant": mode + (f"+{horizon / 3600:g}h" if horizon else ""),
+    future = ("+replayed past " if replay else "+next ") + f"{horizon / 3600:g} h"
+    return {"variant": mode + (future if horizon else ""),
             "utility": s["utility"], "utilisation": s["utilisation"], "bsd": s["bsd"],
             "vm_hours": s["vm_hours"], "selections": len(log["time"]),
             "shares": ", ".join(f"{k} {100 * v:.0f} %" for k, v in shares.items())}
@@ -98,6 +117,9 @@ def main() -> None:
     parser.add_argument("--max-jobs", type=int, default=4000)
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--horizons", nargs="+", type=float, default=[0, 3600, 21600])
+    parser.add_argument("--modes", nargs="+", default=["window", "cumulative"])
+    parser.add_argument("--replay", action="store_true",
+                        help="horizons > 0 replay the past arrivals instead of the next ones")
     args = parser.parse_args()
     df = load_trace(args.trace, size_limit=64)
     if args.max_jobs:
@@ -107,9 +129,9 @@ def main() -> None:
                           for p in portfolio("sc13")]).sort_values("utility", ascending=False)
     rows = []
     for horizon in args.horizons:
-        for mode in ("window", "cumulative"):
+        for mode in args.modes:
             t0 = time.perf_counter()
-            rows.append(run_variant(df, mode, horizon, args.budget))
+            rows.append(run_variant(df, mode, horizon, args.budget, args.replay and horizon > 0))
             rows[-1]["gain_pct"] = 100 * (rows[-1]["utility"] / alone["utility"].iloc[0] - 1)
             print(rows[-1], f"{time.perf_counter() - t0:.0f} s", flush=True)
     scope = f"{args.trace}, first {len(df):,} jobs" if args.max_jobs else f"{args.trace}, all jobs"
@@ -117,7 +139,9 @@ def main() -> None:
              markdown_table(pd.DataFrame(rows), {"vm_hours": ",.0f", "gain_pct": "+.1f"}), "",
              "The best constituents alone:", "",
              markdown_table(alone.head(5), {"vm_hours": ",.0f"})]
-    report(f"portfolio_diagnose_{args.trace}", "\n".join(lines))
+    tag = f"_first{len(df)}" if args.max_jobs else ""
+    report(f"portfolio_diagnose_{args.trace}{tag}" + ("_replay" if args.replay else ""),
+           "\n".join(lines))
 
 
 if __name__ == "__main__":
