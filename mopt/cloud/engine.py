@@ -263,6 +263,36 @@ def _tick_of(x, step):
 
 
 @njit(cache=True)
+def _fast_finish(sc, running, vms, t):
+    """Finish a run whose queue is empty and that takes no more arrivals, without ticking: what
+    the loop would do from here (no lease: every target is 0; each VM released on the first tick
+    at or after it goes idle whose paid hour ends before the next tick; every VM still leased
+    charged at the tick the last job ends). Not for StartUp (never releases) nor ODG (releases
+    a few VMs per tick)."""
+    step = sc[S_STEP]
+    end = t
+    for s in range(running.shape[0]):
+        if running[s, R_ACTIVE] > 0:
+            end = max(end, _tick_of(running[s, R_END], step))
+            running[s, R_ACTIVE] = 0.0
+    for v in range(int(sc[S_NV])):
+        lease = vms[v, V_LEASE]
+        if vms[v, V_READY] > t:  # booting: idle from the tick it is ready
+            idle = _tick_of(vms[v, V_READY], step)
+        elif vms[v, V_SLOT] >= 0:  # busy: idle from the tick its job's end is seen
+            idle = _tick_of(running[int(vms[v, V_SLOT]), R_END], step)
+        else:  # idle now: this tick's release has passed it over
+            idle = t + step
+        boundary = lease + max(1.0, math.ceil((idle - lease) / HOUR)) * HOUR
+        release = idle if boundary < idle + step else math.floor(boundary / step) * step
+        sc[S_PAID] += max(1.0, math.ceil((min(release, end) - lease) / HOUR)) * HOUR
+    sc[S_NV] = 0.0
+    sc[S_NRUN] = 0.0
+    sc[S_CLOCK] = end
+    sc[S_DONE] = 1.0
+
+
+@njit(cache=True)
 def _overtake(queue, nq, jobsel, head, wide, idle, t, step):
     """A tick at or before the first at which a job overtakes the head: one that fits in the
     ``idle`` VMs, or any job if ``wide`` (ODE's target follows the head's width)."""
@@ -308,8 +338,11 @@ def _next_tick(sc, queue, running, vms, jobs, prov, jobsel, t, quiet, head, idle
 
 
 @njit(cache=True)
-def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, period, out_start):
-    """Run the state (arrays, modified in place) under one policy; see the module docstring."""
+def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, period, out_start,
+            fast=False):
+    """Run the state (arrays, modified in place) under one policy; see the module docstring.
+    ``fast``: once the queue is empty and no job is to come, finish in one step
+    (:func:`_fast_finish`; online simulations, whose per-job history is not needed)."""
     step = sc[S_STEP]
     prio = np.empty(queue.shape[0])
     while True:
@@ -337,6 +370,9 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
         no_more = sc[S_ARRIVALS] == 0 or sc[S_NEXT] >= jobs.shape[0]
         if no_more and nq == 0 and sc[S_NRUN] == 0:
             _finish(sc, vms, t)
+            return DONE
+        if fast and no_more and nq == 0 and prov != P.STARTUP and prov != P.ODG:
+            _fast_finish(sc, running, vms, t)
             return DONE
         # quiet: the next ticks decide as this one did until an event (an arrival, a completion,
         # a VM ready, an idle VM's hour boundary, an ODX/ODW threshold, a job overtaking the
@@ -401,17 +437,43 @@ def utility(busy, paid, mean_bsd, kappa, alpha, beta):
 
 
 @njit(cache=True)
+def _compact(running, vms, nv, nq):
+    """The running-job table cut down to the live jobs plus one free slot per queued job (all
+    an online simulation can fill: it takes no arrivals), the VMs' slot numbers renumbered to
+    match. The loop visits every slot on every tick, so this keeps an online simulation's cost
+    in the queued and running jobs, not in the cap on VMs (ours; the results are the same)."""
+    live = 0
+    for s in range(running.shape[0]):
+        if running[s, R_ACTIVE] > 0:
+            live += 1
+    compact = np.zeros((live + max(nq, 1), running.shape[1]))
+    renumber = np.full(running.shape[0], -1.0)
+    k = 0
+    for s in range(running.shape[0]):
+        if running[s, R_ACTIVE] > 0:
+            compact[k, :] = running[s, :]
+            renumber[s] = k
+            k += 1
+    v2 = vms.copy()
+    for v in range(nv):
+        if v2[v, V_SLOT] >= 0:
+            v2[v, V_SLOT] = renumber[int(v2[v, V_SLOT])]
+    return compact, v2
+
+
+@njit(cache=True)
 def _online_scores(sc, queue, running, vms, hist, jobs, codes, kappa, alpha, beta, out):
     nq = int(sc[S_NQ])
     no_start = np.empty(0)
+    live, live_vms = _compact(running, vms, int(sc[S_NV]), nq)
     for p in range(codes.shape[0]):
         s2 = sc.copy()
         q2 = queue[:max(nq, 1)].copy()
-        r2 = running.copy()
-        v2 = vms.copy()
+        r2 = live.copy()
+        v2 = live_vms.copy()
         _online_view(s2, q2, r2, v2, hist, jobs)
         advance(s2, q2, r2, v2, hist, jobs, codes[p, 0], codes[p, 1], codes[p, 2], np.inf, 0.0,
-                no_start)
+                no_start, True)
         bsd = s2[S_BSD] / s2[S_STARTED] if s2[S_STARTED] > 0 else 1.0
         out[p, 0] = utility(s2[S_BUSY], s2[S_PAID], bsd, kappa, alpha, beta)
         out[p, 1] = s2[S_BUSY]

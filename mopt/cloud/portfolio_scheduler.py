@@ -14,7 +14,8 @@ selection, λ = 0.6; with Δ >= the portfolio's size every policy is simulated e
 
 Choices that are ours: before the first selection the first policy of the portfolio is active; the
 online simulations of one selection run in one compiled call (:func:`mopt.cloud.engine.online_scores`)
-and touch only the live queue, running jobs and VMs; a one-policy portfolio never selects.
+and touch only the live queue, running jobs and VMs, and finish in one step once the last queued
+job has started (the VMs' releases are then known: tested against ticking on); a one-policy portfolio never selects.
 """
 
 from __future__ import annotations
@@ -67,26 +68,6 @@ class PortfolioRun(CloudRun):
         counts = np.bincount(self.log["policy"].to_numpy(np.int64), minlength=len(names))
         total = counts.sum()
         return pd.Series(counts / total if total else counts * 0.0, index=names, name="share")
-
-
-def _live(state: E.CloudState) -> E.CloudState:
-    """The state with its running-job table cut down to the live jobs plus one free slot per
-    queued job (all an online simulation can fill: it takes no arrivals), the VMs' slot numbers
-    renumbered to match. The engine loops over every slot on every tick, so this keeps an online
-    simulation's cost in the queued and running jobs, not in the cap on VMs (ours; the results
-    are the same, tested against the plain-Python model)."""
-    running = state.running
-    live = np.flatnonzero(running[:, E.R_ACTIVE] > 0)
-    compact = np.zeros((len(live) + max(state.queue_length, 1), running.shape[1]))
-    compact[: len(live)] = running[live]
-    renumber = np.full(len(running), -1.0)
-    renumber[live] = np.arange(len(live))
-    vms = state.vms.copy()
-    nv = int(state.sc[E.S_NV])
-    slot = vms[:nv, E.V_SLOT].astype(np.int64)
-    busy = slot >= 0
-    vms[:nv, E.V_SLOT][busy] = renumber[slot[busy]]
-    return E.CloudState(state.sc, state.queue, compact, vms, state.hist)
 
 
 def run_selections(state: E.CloudState, table: np.ndarray, codes: np.ndarray,
@@ -173,7 +154,7 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     start = np.full(len(table), np.nan)
 
     def score(planned: list[int]) -> np.ndarray:
-        return E.online_scores(_live(state), table, codes[planned], kappa=kappa, alpha=alpha,
+        return E.online_scores(state, table, codes[planned], kappa=kappa, alpha=alpha,
                                beta=beta)[:, 0]
 
     log = run_selections(state, table, codes, selection, every, start, score)
