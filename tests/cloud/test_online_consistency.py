@@ -138,3 +138,29 @@ def test_every_policy_budget_picks_the_argmax_and_the_log_is_what_ran(seed, peri
     assert k == len(log)
     np.testing.assert_array_equal(start, run.jobs["start"].to_numpy())
     assert state.paid == run.summary["R_V"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_finish_equals_ticking_on(seed):
+    # an online simulation finishes in one step once its queue is empty (engine._fast_finish):
+    # the same R_V, R_J, BSD and final tick as ticking on, for every provisioning policy, from
+    # instants with busy, idle and booting VMs (boot 300 s keeps some booting)
+    df = random_trace(10 + seed)
+    table, _, _, state = start_run(df, max_vms=12, **(CLOUD | {"boot_delay": 300}))
+    policies = [f"{p}-{j}-{v}" for p, j, v in zip(
+        ["ODA", "ODB", "ODE", "ODM", "ODX", "ODW", "ODS", "ODG", "StartUp"],
+        ["FCFS", "LXF", "UNICEF", "WFP3", "SJF", "FCFS", "LXF", "UNICEF", "WFP3"],
+        ["FirstFit", "BestFit", "WorstFit"] * 3, strict=True)]
+    checked = 0
+    while state.advance(table, Policy("ODM-FCFS-FirstFit").codes, period=200.0) == E.SELECT:
+        for name in policies:
+            ends = []
+            for fast in (False, True):
+                view = state.online_view(table)
+                p, j, v = Policy(name).codes
+                assert E.advance(view.sc, view.queue, view.running, view.vms, view.hist, table,
+                                 p, j, v, np.inf, 0.0, np.empty(0), fast) == E.DONE
+                ends.append([view.clock, view.busy, view.paid, view.mean_bsd])
+            assert ends[0] == ends[1], name
+        checked += 1
+    assert checked >= 5
