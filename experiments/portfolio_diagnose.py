@@ -32,6 +32,7 @@ from _common import markdown_table, report
 
 from mopt.cloud import engine as E
 from mopt.cloud import load_trace, portfolio, simulate
+from mopt.cloud.online import online_scores
 from mopt.cloud.portfolio_scheduler import run_selections
 from mopt.cloud.selection import TimeConstrainedSelection
 from mopt.cloud.simulate import run_result, start_run
@@ -85,7 +86,7 @@ def variant_scorer(state: E.CloudState, table: np.ndarray, codes: np.ndarray, mo
             mean_bsd = bsd / n if n > 0 else 1.0
             out[i] = E.utility(busy, paid, mean_bsd, CLOUD["kappa"], CLOUD["alpha"], CLOUD["beta"])
         if mode == "window" and horizon == 0:  # the compiled online simulation agrees
-            compiled = E.online_scores(state, table, codes[planned])[:, 0]
+            compiled = online_scores(state, table, codes[planned])[:, 0]
             np.testing.assert_allclose(out, compiled, rtol=1e-9)
         return out
 

@@ -28,7 +28,7 @@ Internal API (used by :func:`mopt.cloud.simulate` and by the portfolio scheduler
     the accumulators restart so that after ``advance(view, jobs, codes)`` returns DONE,
     ``view.busy`` is the busy VM-seconds from now on, ``view.paid`` the paid VM-seconds from now
     on with every VM released at its next hourly boundary, ``view.mean_bsd`` the mean BSD of the
-    jobs queued now (waits from their real submit times). :func:`online_scores` does this for
+    jobs queued now (waits from their real submit times). :func:`mopt.cloud.online.online_scores` does this for
     several policies in one compiled call and returns U for each.
 """
 
@@ -41,7 +41,7 @@ from numba import njit
 
 from mopt.cloud import policies as P
 
-__all__ = ["CloudState", "advance", "online_scores", "job_table", "DONE", "SELECT", "UNTIL"]
+__all__ = ["CloudState", "advance", "job_table", "utility", "DONE", "SELECT", "UNTIL"]
 
 DONE, SELECT, UNTIL = 0, 1, 2
 J_SUB, J_RUN, J_REQ, J_N, J_USER, J_EST = range(6)
@@ -396,89 +396,11 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
 
 
 @njit(cache=True)
-def _online_view(sc, queue, running, vms, hist, jobs):
-    """Turn a copied state into the start of an online simulation (module docstring)."""
-    t = sc[S_CLOCK]
-    step = sc[S_STEP]
-    nq = int(sc[S_NQ])
-    for i in range(nq):
-        if sc[S_MODE] == PREDICTED:
-            queue[i, Q_EST] = _predict(queue[i, Q_USER], queue[i, Q_REQ], queue[i, Q_RUN], jobs,
-                                       hist)
-        queue[i, Q_RUN] = queue[i, Q_EST]
-    busy = 0.0
-    for s in range(running.shape[0]):
-        if running[s, R_ACTIVE] > 0:
-            end = running[s, R_START] + running[s, R_EST]
-            if end <= t:
-                end = running[s, R_START] + running[s, R_REQ]
-                if end <= t:
-                    end = t + step
-            running[s, R_END] = end
-            running[s, R_ID] = jobs.shape[0]  # outside the trace: no user history update
-            busy += running[s, R_N] * (end - t)
-    paid = 0.0
-    for v in range(int(sc[S_NV])):
-        paid -= t - vms[v, V_LEASE]
-    sc[S_BUSY] = busy
-    sc[S_PAID] = paid
-    sc[S_BSD] = 0.0
-    sc[S_STARTED] = 0.0
-    sc[S_ARRIVALS] = 0.0
-    sc[S_MODE] = 0.0
-
-
-@njit(cache=True)
 def utility(busy, paid, mean_bsd, kappa, alpha, beta):
     """U = κ·(R_J / R_V)^α·(1 / BSD)^β (spec §5); 0 when nothing was paid."""
     if paid <= 0 or mean_bsd <= 0:
         return 0.0
     return kappa * (busy / paid) ** alpha * (1.0 / mean_bsd) ** beta
-
-
-@njit(cache=True)
-def _compact(running, vms, nv, nq):
-    """The running-job table cut down to the live jobs plus one free slot per queued job (all
-    an online simulation can fill: it takes no arrivals), the VMs' slot numbers renumbered to
-    match. The loop visits every slot on every tick, so this keeps an online simulation's cost
-    in the queued and running jobs, not in the cap on VMs (ours; the results are the same)."""
-    live = 0
-    for s in range(running.shape[0]):
-        if running[s, R_ACTIVE] > 0:
-            live += 1
-    compact = np.zeros((live + max(nq, 1), running.shape[1]))
-    renumber = np.full(running.shape[0], -1.0)
-    k = 0
-    for s in range(running.shape[0]):
-        if running[s, R_ACTIVE] > 0:
-            compact[k, :] = running[s, :]
-            renumber[s] = k
-            k += 1
-    v2 = vms.copy()
-    for v in range(nv):
-        if v2[v, V_SLOT] >= 0:
-            v2[v, V_SLOT] = renumber[int(v2[v, V_SLOT])]
-    return compact, v2
-
-
-@njit(cache=True)
-def _online_scores(sc, queue, running, vms, hist, jobs, codes, kappa, alpha, beta, out):
-    nq = int(sc[S_NQ])
-    no_start = np.empty(0)
-    live, live_vms = _compact(running, vms, int(sc[S_NV]), nq)
-    for p in range(codes.shape[0]):
-        s2 = sc.copy()
-        q2 = queue[:max(nq, 1)].copy()
-        r2 = live.copy()
-        v2 = live_vms.copy()
-        _online_view(s2, q2, r2, v2, hist, jobs)
-        advance(s2, q2, r2, v2, hist, jobs, codes[p, 0], codes[p, 1], codes[p, 2], np.inf, 0.0,
-                no_start, True)
-        bsd = s2[S_BSD] / s2[S_STARTED] if s2[S_STARTED] > 0 else 1.0
-        out[p, 0] = utility(s2[S_BUSY], s2[S_PAID], bsd, kappa, alpha, beta)
-        out[p, 1] = s2[S_BUSY]
-        out[p, 2] = s2[S_PAID]
-        out[p, 3] = bsd
 
 
 class CloudState:
@@ -522,10 +444,10 @@ class CloudState:
                           self.vms.copy(), self.hist.copy())
 
     def online_view(self, jobs) -> CloudState:
-        """A copy prepared for an online simulation (module docstring)."""
-        view = self.copy()
-        _online_view(view.sc, view.queue, view.running, view.vms, view.hist, jobs)
-        return view
+        """A copy prepared for an online simulation (:func:`mopt.cloud.online.online_view`)."""
+        from mopt.cloud.online import online_view
+
+        return online_view(self, jobs)
 
     @property
     def clock(self) -> float:
@@ -547,16 +469,3 @@ class CloudState:
     def mean_bsd(self) -> float:
         n = self.sc[S_STARTED]
         return float(self.sc[S_BSD] / n) if n > 0 else 1.0
-
-
-def online_scores(state: CloudState, jobs, codes, *, kappa=100.0, alpha=1.0, beta=1.0):
-    """Online simulations of several policies from ``state`` in one compiled call.
-
-    ``codes`` is an (k, 3) int array of policy codes; returns a (k, 4) array of U, busy
-    VM-seconds, paid VM-seconds and mean BSD of the queued jobs for each policy.
-    """
-    codes = np.asarray(codes, dtype=np.int64).reshape(-1, 3)
-    out = np.empty((len(codes), 4))
-    _online_scores(state.sc, state.queue, state.running, state.vms, state.hist, jobs, codes,
-                   float(kappa), float(alpha), float(beta), out)
-    return out

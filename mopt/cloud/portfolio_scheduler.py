@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.cloud import engine as E
+from mopt.cloud.online import online_scores
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
 from mopt.cloud.simulate import CloudRun, run_result, start_run
@@ -154,7 +155,7 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     start = np.full(len(table), np.nan)
 
     def score(planned: list[int]) -> np.ndarray:
-        return E.online_scores(state, table, codes[planned], kappa=kappa, alpha=alpha,
+        return online_scores(state, table, codes[planned], kappa=kappa, alpha=alpha,
                                beta=beta)[:, 0]
 
     log = run_selections(state, table, codes, selection, every, start, score)

@@ -14,6 +14,7 @@ import pytest
 
 from mopt.cloud import Policy
 from mopt.cloud import engine as E
+from mopt.cloud.online import online_scores
 from mopt.cloud.simulate import start_run
 
 CLOUD = {"boot_delay": 120, "step": 20, "runtime": "actual", "kappa": 100, "alpha": 1, "beta": 1,
@@ -54,7 +55,7 @@ def check_instant(df, history, until, policies, max_vms):
     live = state.running[:, E.R_ACTIVE] > 0
     remaining = float(np.sum(state.running[live, E.R_N] * (state.running[live, E.R_END] - t)))
     codes = np.array([Policy(p).codes for p in policies])
-    compiled = E.online_scores(state, table, codes)
+    compiled = online_scores(state, table, codes)
     for k in range(len(policies)):
         # reality: the same history on the trace cut after the jobs submitted by t, then policy k
         cut = df.sort_values("submit_time", kind="stable").iloc[:arrived]
@@ -130,7 +131,7 @@ def test_every_policy_budget_picks_the_argmax_and_the_log_is_what_ran(seed, peri
     while status != E.DONE:
         assert status == E.SELECT
         assert state.clock == log.loc[k, "time"] and state.queue_length == log.loc[k, "queue"]
-        scores = E.online_scores(state, table, codes)[:, 0]
+        scores = online_scores(state, table, codes)[:, 0]
         active = int(log.loc[k, "policy"])
         assert scores[active] == scores.max() == log.loc[k, "utility"]
         k += 1
