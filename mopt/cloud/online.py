@@ -156,6 +156,17 @@ def online_scores(state: CloudState, jobs, codes, *, kappa=100.0, alpha=1.0, bet
 
     ``codes`` is an (k, 3) int array of policy codes; returns a (k, 4) array of U, busy
     VM-seconds, paid VM-seconds and mean BSD of the queued jobs for each policy.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mopt.cloud import Policy
+    >>> from mopt.cloud.simulate import prepare_jobs
+    >>> table, _, _ = prepare_jobs(pd.DataFrame({"submit_time": [0], "run_time": [600],
+    ...                                          "n_procs": [4]}))
+    >>> codes = [Policy("ODA-FCFS-FirstFit").codes, Policy("ODX-FCFS-FirstFit").codes]
+    >>> online_scores(CloudState.start(table), table, codes).round(2).tolist()  # spec §5's job
+    [[13.89, 2400.0, 14400.0, 1.2], [7.46, 2400.0, 14400.0, 2.23]]
     """
     codes = np.asarray(codes, dtype=np.int64).reshape(-1, 3)
     out = np.empty((len(codes), 4))
