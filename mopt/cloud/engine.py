@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from mopt.cloud import policies as P
+from mopt.cloud.billing import billed_hours, paid_until, release_due
 
 __all__ = ["CloudState", "advance", "job_table", "utility", "DONE", "SELECT", "UNTIL"]
 
@@ -233,10 +234,9 @@ def _release(sc, vms, prov, t):
     k = 0
     for v in range(nv):
         lease = vms[v, V_LEASE]
-        hours = max(1.0, math.ceil((t - lease) / HOUR))
         idle = vms[v, V_READY] <= t and vms[v, V_SLOT] < 0
-        if idle and lease + hours * HOUR < t + step and released < limit:
-            sc[S_PAID] += hours * HOUR
+        if idle and release_due(t, lease, step, False) and released < limit:
+            sc[S_PAID] += billed_hours(t, lease) * HOUR
             released += 1
         else:
             if k != v:
@@ -252,7 +252,7 @@ def _release(sc, vms, prov, t):
 def _finish(sc, vms, t):
     """Charge every VM still leased up to its next hourly boundary."""
     for v in range(int(sc[S_NV])):
-        sc[S_PAID] += max(1.0, math.ceil((t - vms[v, V_LEASE]) / HOUR)) * HOUR
+        sc[S_PAID] += billed_hours(t, vms[v, V_LEASE]) * HOUR
     sc[S_NV] = 0.0
     sc[S_DONE] = 1.0
 
@@ -322,8 +322,7 @@ def _next_tick(sc, queue, running, vms, jobs, prov, jobsel, t, quiet, head, idle
         if vms[v, V_READY] > t:
             nxt = min(nxt, _tick_of(vms[v, V_READY], step))
         elif vms[v, V_SLOT] < 0 and prov != P.STARTUP:  # idle: its next paid-hour boundary
-            lease = vms[v, V_LEASE]
-            b = lease + max(1.0, math.ceil((t + step - lease) / HOUR)) * HOUR
+            b = paid_until(t + step, vms[v, V_LEASE])
             nxt = min(nxt, math.floor(b / step) * step)
     nq = int(sc[S_NQ])
     if prov == P.ODX or prov == P.ODW:  # a queued job crossing the policy's waiting threshold

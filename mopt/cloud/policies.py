@@ -34,6 +34,7 @@ import math
 
 from numba import njit
 
+from mopt.cloud.billing import HOUR, paid_until
 from mopt.core.errors import InputError
 
 __all__ = ["PROVISIONING", "JOB_SELECTION", "VM_SELECTION", "RUNTIMES", "Policy", "sc13_policies"]
@@ -47,7 +48,6 @@ RUNTIMES = ("actual", "user", "predicted")
 STARTUP, ODS, ODA, ODB, ODE, ODM, ODX, ODG, ODW = range(9)
 FCFS, SJF, LXF, WFP3, UNICEF = range(5)
 FIRSTFIT, BESTFIT, WORSTFIT = range(3)
-HOUR = 3600.0
 
 
 def _lookup(kind: str, names: tuple[str, ...], value) -> int:
@@ -205,8 +205,7 @@ def provisioning_target(code, queue, nq, now, head, boot_delay):
 @njit(cache=True)
 def paid_left(lease: float, now: float) -> float:
     """r_v: the paid time a VM leased at ``lease`` has left at ``now`` (0 on an hour boundary)."""
-    k = max(1.0, math.ceil((now - lease) / HOUR))
-    return lease + k * HOUR - now
+    return paid_until(now, lease) - now
 
 
 @njit(cache=True)

@@ -52,11 +52,12 @@ def _trace_name(name) -> str:
 
 
 def clean(df: pd.DataFrame, max_procs: int | None = None,
-          size_limit: int | None = None) -> pd.DataFrame:
+          size_limit: int | None = None, *, req_fallback: bool = True) -> pd.DataFrame:
     """Drop the jobs the papers drop (SC13, KOALA-C; spec §1).
 
     Processors are ``n_procs``, or ``req_procs`` where ``n_procs`` is -1 (the result's
-    ``n_procs`` column holds that count). Dropped: run time <= 0, processors <= 0, more
+    ``n_procs`` column holds that count); with ``req_fallback=False`` only ``n_procs`` (a job
+    with no allocated processors is dropped: KOALA-C's choice, see ``mopt.cloud.koala.traces``). Dropped: run time <= 0, processors <= 0, more
     processors than ``max_procs`` (default: the header's ``MaxProcs`` in ``df.attrs``), then
     jobs wider than ``size_limit``.
 
@@ -93,7 +94,7 @@ def clean(df: pd.DataFrame, max_procs: int | None = None,
     if size_limit is not None:
         size_limit = check_int("size_limit", size_limit, low=1)
     procs = df["n_procs"]
-    if "req_procs" in df.columns:
+    if req_fallback and "req_procs" in df.columns:
         procs = procs.where(procs != -1, df["req_procs"])
     keep = (df["run_time"] > 0) & (procs > 0)
     if max_procs is not None and max_procs > 0:

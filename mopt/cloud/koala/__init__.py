@@ -29,7 +29,7 @@ from mopt.cloud.koala.environment import (
     real_world,
 )  # fmt: skip
 from mopt.cloud.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
-from mopt.cloud.koala.traces import koala_trace
+from mopt.cloud.koala.traces import koala_trace, removed_jobs, short_share
 
 #: names whose modules load Numba, imported on first use so that the CLI starts fast
 _COMPILED = {"simulate": "simulation", "KoalaRun": "simulation", "job_table": "simulation", "TagsProblem": "problem"}
@@ -37,7 +37,7 @@ _COMPILED = {"simulate": "simulation", "KoalaRun": "simulation", "job_table": "s
 __all__ = [
     "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
     "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
-    "koala_trace", *_COMPILED,
+    "koala_trace", "short_share", "removed_jobs", *_COMPILED,
 ]  # fmt: skip
 
 

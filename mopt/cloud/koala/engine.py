@@ -31,10 +31,11 @@ import math
 import numba as nb
 import numpy as np
 
+from mopt.cloud.billing import billed_hours, paid_until, release_due
+
 __all__ = ["run_engine"]
 
 CLUSTER, PRIVATE, PUBLIC = 0, 1, 2
-HOUR = 3600.0
 BIG = 2**62
 
 
@@ -303,14 +304,13 @@ def run_engine(submit, size, runtime, user, req, entry, n_users,
                     elif due < next_release:
                         next_release = due
                 else:
-                    hours = max(1.0, math.ceil((t - vm_lease[v]) / HOUR))
-                    boundary = vm_lease[v] + hours * HOUR
-                    if boundary - t <= step:
+                    boundary = paid_until(t, vm_lease[v])
+                    if release_due(t, vm_lease[v], step, True):
                         vm_state[v] = 0
                         leased[s] -= 1
                         idle[s] -= 1
                         vm_seconds += t - vm_lease[v]
-                        cost += price[s] * hours
+                        cost += price[s] * billed_hours(t, vm_lease[v])
                     elif boundary - step < next_release:
                         next_release = boundary - step
         # 4. scheduling
@@ -409,6 +409,6 @@ def run_engine(submit, size, runtime, user, req, entry, n_users,
             if vm_state[v] != 0:
                 vm_seconds += max(0.0, t_end - vm_lease[v])
                 if kind[s] == PUBLIC:
-                    cost += price[s] * max(1.0, math.ceil((t - vm_lease[v]) / HOUR))
+                    cost += price[s] * billed_hours(t, vm_lease[v])
     totals = np.array([cost, vm_seconds, wasted_cloud])
     return site_out, start_out, end_out, restarts, wasted, totals, status

@@ -14,6 +14,8 @@ Read through :func:`mopt.scenario.load_scenario` (``mopt frontier``, ``mopt comp
     set2 = [["C3", "private", "public"], ["private", "public"]]
     public_caps = [0, 32, 128]
     private_mins = [8]
+    limits2 = [120, 240]      # optional: three sets, L2 in minutes (L2 > L1)
+    set3 = [["private", "public"]]  # optional with limits2: candidate sets 3 (proper subsets of set 2)
 
     [replication]             # optional
     window_days = [14, 28]    # window length range (days)
@@ -43,7 +45,8 @@ __all__ = ["KoalaScenario", "parse"]
 
 _SECTIONS = {"trace": True, "grid": False, "replication": False, "run": False}
 _TRACE = {"name": True, "first": False}
-_GRID = {"limits": False, "set2": False, "public_caps": False, "private_mins": False}
+_GRID = {"limits": False, "set2": False, "public_caps": False, "private_mins": False, "limits2": False,
+         "set3": False}
 _REPLICATION = {"window_days": False, "load": False, "step": False}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from conftest import paper_trace
 
@@ -39,3 +40,34 @@ def test_tags_chain_best_limit_on_kth_lies_in_15_to_40_minutes(n_chains):
                 .summary["slowdown"] for m in (10, 15, 25, 40, 60)}
     best = min(slowdown, key=slowdown.get)
     assert 15 <= best <= 40 and slowdown[25] < min(slowdown[10], slowdown[60])
+
+
+def _tags_sets_sweep(name, limits_min):
+    env = multicloud()
+    jobs = paper_trace(name)
+    out = {}
+    for m in limits_min:
+        s = simulate(jobs, TagsSets([env.names, ["C3", "private", "public"]], [60.0 * m, math.inf]), env).summary
+        out[m] = (s["slowdown"], s["public_cost"])
+    return out
+
+
+@pytest.mark.slow
+def test_fig4_tags_sets_limit_on_kth_moves_cost_not_slowdown():
+    """Fig. 4's claim (the limit barely moves slowdown while cost varies a lot) holds on KTH-SP2
+    (load 0.18 of the five sites): over limits 5, 40, 120 and 240 min the mean slowdown stays
+    within 1.56-1.72 (max/min < 1.15) while the public cost falls from $5,478 to $3,230 (max/min >
+    1.5; figures/koala_fig4.md, whole grid: 1.12 and 1.70)."""
+    runs = _tags_sets_sweep("KTH-SP2", (5, 40, 120, 240))
+    slowdown, cost = (np.array(v) for v in zip(*runs.values(), strict=True))
+    assert slowdown.max() / slowdown.min() < 1.15 and cost.max() / cost.min() > 1.5
+
+
+@pytest.mark.slow
+def test_fig4_not_reproduced_on_ctc():
+    """On CTC-SP2 (load 0.49), one of the paper's Fig. 4 traces, it is the other way round in our
+    model: slowdown more than doubles from 20 to 240 min (1.71 -> 3.7; long limits let long jobs
+    hold the clusters) while the cost moves by less than 10 % (figures/koala_fig4.md)."""
+    runs = _tags_sets_sweep("CTC-SP2", (20, 240))
+    assert runs[240][0] > 2 * runs[20][0]
+    assert abs(runs[240][1] / runs[20][1] - 1) < 0.10

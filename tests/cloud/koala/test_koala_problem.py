@@ -104,11 +104,91 @@ def test_every_method_runs_and_is_reproducible(small, tmp_path):
     # two Dask workers and a journal give the same result as one process
     from mopt.core.execute import local_cluster
 
-    serial = mopt.solve(small, "exhaustive", seed=2, n_reps=2)
+    # (and a three-set problem: 2 L pairs x 2 sets 3 = 4 designs)
+    three = TagsProblem(synthetic_trace(), limits=[10, 60], limits2=[240], set2=[["C3", "private", "public"]],
+                        set3=[["private", "public"], ["public"]], public_caps=[64], private_mins=[8],
+                        window_days=(5, 10))
+    serial = [mopt.solve(p, "exhaustive", seed=2, n_reps=2) for p in (small, three)]
     with local_cluster(2, threads=1) as client:
-        parallel = mopt.solve(small, "exhaustive", seed=2, n_reps=2, executor=client)
-    journal = tmp_path / "run.sqlite"
-    mopt.solve(small, "exhaustive", seed=2, n_reps=2, journal=str(journal))
-    resumed = mopt.solve(small, "exhaustive", seed=2, n_reps=2, journal=str(journal))
-    pd.testing.assert_frame_equal(serial.evaluations, parallel.evaluations)
-    pd.testing.assert_frame_equal(serial.evaluations, resumed.evaluations)
+        parallel = [mopt.solve(p, "exhaustive", seed=2, n_reps=2, executor=client) for p in (small, three)]
+    for k, p in enumerate((small, three)):
+        journal = tmp_path / f"run{k}.sqlite"
+        mopt.solve(p, "exhaustive", seed=2, n_reps=2, journal=str(journal))
+        resumed = mopt.solve(p, "exhaustive", seed=2, n_reps=2, journal=str(journal))
+        pd.testing.assert_frame_equal(serial[k].evaluations, parallel[k].evaluations)
+        pd.testing.assert_frame_equal(serial[k].evaluations, resumed.evaluations)
+    assert len(serial[1].evaluations) == 4 and "set3" in serial[1].evaluations.columns
+
+
+@pytest.fixture(scope="module")
+def three():
+    return TagsProblem(synthetic_trace(), limits=[10, 60], limits2=[60, 240],
+                       set2=[["C3", "private", "public"], ["private", "public"]], public_caps=[0, 64],
+                       private_mins=[8], window_days=(5, 10))
+
+
+def test_three_set_design_space(three):
+    """L pairs with L2 > L1: (10, 60), (10, 240), (60, 240) = 3. Sets 3 (default: every proper
+    subset of the five sites) that are proper subsets of set 2: C3+private+public has 6, private+
+    public has 2 = 8 pairs. x 2 caps = 48 grid points that respect the order; set 3 = {public} with
+    cap 0 cannot run a 32-processor job: 2 set pairs x 3 L pairs = 6 left out -> 42 designs. The whole
+    product is 2 x 2 x 2 x 30 x 2 x 1 = 480 grid points, 438 of them not designs."""
+    assert three.n_var == 6 and (three.n_designs, three.n_excluded) == (42, 438)
+    rows = [three.decode(three.design(i)) for i in range(three.n_designs)]
+    assert all(r["L2"] > r["L1"] for r in rows)
+    assert all(set(r["set3"].split("+")) < set(r["set2"].split("+")) for r in rows)
+    assert all(three.index(three.design(i)) == i for i in range(three.n_designs))
+    assert rows[0] == {"L1": 10.0, "set2": "C3+private+public", "L2": 60.0, "set3": "C3", "public_cap": 0,
+                       "private_min": 8}
+    with pytest.raises(InputError, match="not a design"):
+        three.index([1, 0, 0, 0, 0, 0])  # L1 = 60 with L2 = 60: not increasing
+
+
+def test_three_set_replication_is_a_simulation(three):
+    """Replication r of a three-set design = simulate() of TAGS-sets with three sets and limits
+    (L1, L2, inf) on the window that replication r draws; short jobs are those <= L1."""
+    from mopt.core.random import replication_rng, resolve_seed
+
+    i = three.n_designs - 1
+    p = three.decode(three.design(i))
+    jobs = three.window(replication_rng(resolve_seed(4), 1))
+    env = multicloud(private_minimum=p["private_min"], public_maximum=p["public_cap"])
+    policy = TagsSets([env.names, p["set2"].split("+"), p["set3"].split("+")],
+                      [p["L1"] * 60, p["L2"] * 60, math.inf])
+    s = simulate(jobs, policy, env).summary
+    got = three.replicate([i], [1], seed=4)[0, 0]
+    np.testing.assert_allclose(got, [s["slowdown_short"], s["slowdown_long"], s["public_cost"]])
+
+
+def test_three_set_repair_above_the_table_limit_agrees_with_the_table(three, monkeypatch):
+    """The scan used above the base class's table limit gives the same designs as the base k-d tree
+    (nearest in L1 distance, lowest index on ties) on random vectors of the box."""
+    import mopt.cloud.koala.problem as module
+
+    X = np.random.default_rng(3).uniform(three.xl - 0.4, three.xu + 0.4, size=(40, three.n_var))
+    X[:5] = np.rint(X[:5])
+    tabulated = three.repair(X)
+    monkeypatch.setattr(module, "REPAIR_TABLE_LIMIT", 0)
+    assert np.array_equal(three.repair(X), tabulated)
+    assert three.repair(three.design(7)).tolist() == [7]
+
+
+def test_three_set_bad_input_and_search():
+    trace = synthetic_trace()
+    with pytest.raises(InputError, match="'set3' needs 'limits2'"):
+        TagsProblem(trace, set3=[["public"]], window_days=(5, 10))
+    with pytest.raises(InputError, match="'limits2' must hold a value above"):
+        TagsProblem(trace, limits=[40, 60], limits2=[30, 40], window_days=(5, 10))
+    with pytest.raises(InputError, match="'set3' names unknown site 'x'"):
+        TagsProblem(trace, limits2=[60], set3=[["x"]], window_days=(5, 10))
+    with pytest.raises(InputError, match="no design"):
+        TagsProblem(trace, set2=[["public"]], limits2=[300], window_days=(5, 10))
+    small3 = TagsProblem(trace, limits=[10, 60], limits2=[240], set2=[["C3", "private", "public"]],
+                         set3=[["private", "public"], ["public"]], public_caps=[64], private_mins=[8],
+                         window_days=(5, 10))
+    assert small3.n_designs == 4
+    for method, options in (("mocba", {"n0": 2, "delta": 2}), ("nsga2", {"pop_size": 4})):
+        a = mopt.solve(small3, method, budget=16, seed=5, **options)
+        b = mopt.solve(small3, method, budget=16, seed=5, **options)
+        assert 0 < a.n_evals <= 16 and set(a.evaluations["design"]) <= set(range(4))
+        pd.testing.assert_frame_equal(a.evaluations, b.evaluations)

@@ -115,3 +115,21 @@ def test_cli_koala_bad_input_exits_2(tmp_path, capsys, argv, match):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mopt: error:")
     assert re.search(match, err[0]), err[0]
+
+
+def test_three_sets_from_the_file(tmp_path):
+    """[grid] limits2 and set3 give the three-set space: L1 {10, 60} x L2 {60, 240} leaves the pairs
+    (10, 60), (10, 240), (60, 240); set 3 = private+public is a proper subset of C3+private+public
+    only (not of itself, the other set 2); caps {0, 64}; set 3's largest site (the 64-VM private
+    cloud) holds every job: 3 L pairs x 1 set pair x 2 caps = 6."""
+    write_trace(tmp_path / "tiny.swf")
+    path = tmp_path / "three.toml"
+    path.write_text(SCENARIO.replace('private_mins = [8]\n', 'private_mins = [8]\nlimits2 = [60, 240]\n'
+                                     'set3 = [["private", "public"]]\n'))
+    problem = load_scenario(path).problem()
+    assert problem.parameter_names == ("L1", "set2", "L2", "set3", "public_cap", "private_min")
+    assert problem.n_designs == 6
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SCENARIO.replace('private_mins = [8]\n', 'private_mins = [8]\nset3 = [["public"]]\n'))
+    with pytest.raises(InputError, match="'set3' needs 'limits2'"):
+        load_scenario(bad)
