@@ -283,9 +283,9 @@ def _fast_finish(sc, running, vms, t):
             idle = _tick_of(running[int(vms[v, V_SLOT]), R_END], step)
         else:  # idle now: this tick's release has passed it over
             idle = t + step
-        boundary = lease + max(1.0, math.ceil((idle - lease) / HOUR)) * HOUR
-        release = idle if boundary < idle + step else math.floor(boundary / step) * step
-        sc[S_PAID] += max(1.0, math.ceil((min(release, end) - lease) / HOUR)) * HOUR
+        boundary = paid_until(idle, lease)
+        release = idle if release_due(idle, lease, step, False) else math.floor(boundary / step) * step
+        sc[S_PAID] += billed_hours(min(release, end), lease) * HOUR
     sc[S_NV] = 0.0
     sc[S_NRUN] = 0.0
     sc[S_CLOCK] = end
