@@ -389,6 +389,11 @@ def test_public_names_and_doctests():
         assert getattr(module, name, None) is not None, name
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 10
+    scoring = importlib.import_module("mopt.scoring")  # score and hypervolume_ratio live there
+    moved = ("score", "hypervolume_ratio", "SCORES", "REFERENCE")  # still importable from mopt.compare
+    assert all(getattr(module, name) is getattr(scoring, name) for name in moved)
+    result = doctest.testmod(scoring, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 5
     result = doctest.testmod(importlib.import_module("mopt.plot"), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
 

@@ -9,7 +9,9 @@ import pkgutil
 import pytest
 
 import mopt
+import mopt.cli
 import mopt.cloud
+import mopt.commands
 import mopt.core
 import mopt.expert
 import mopt.solvers
@@ -34,8 +36,8 @@ def test_top_level_names():
 
 
 def _modules():
-    names = ["mopt"]
-    for pkg in (mopt.core, mopt.solvers, mopt.expert, mopt.cloud):
+    names = ["mopt", "mopt.cli"]
+    for pkg in (mopt.core, mopt.solvers, mopt.expert, mopt.cloud, mopt.commands):
         names.append(pkg.__name__)
         names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
     return [n for n in names if not n.endswith("._engine")]
@@ -66,6 +68,10 @@ def test_doctests(name):
 
 #: modules whose public functions carry runnable Examples today
 WITH_EXAMPLES = {
+    "mopt.cli",
+    "mopt.commands.options",
+    "mopt.commands.outputs",
+    "mopt.commands.tables",
     "mopt.core.errors",
     "mopt.core.journal",
     "mopt.core.pareto",

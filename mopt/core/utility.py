@@ -77,23 +77,23 @@ def weighted(**weights: float) -> Utility:
 
 def within_budget(cost: str, limit: float, then: str) -> Utility:
     """"Work within a budget": the best ``then`` among rows with ``cost <= limit`` (others score inf)."""
-    cost, then = _name(cost, "cost"), _name(then, "then")
-    limit = check_number("limit", limit)
-    return Utility(
-        f"within_budget({cost} <= {limit:g}, then={then})",
-        (cost, then),
-        lambda df: df[then].where(df[cost] <= limit, math.inf),
-    )
+    return _best_within("within_budget", "cost", cost, limit, then)
 
 
 def by_deadline(time: str, limit: float, then: str) -> Utility:
     """"Finish in time": the best ``then`` among rows with ``time <= limit`` (others score inf)."""
-    time, then = _name(time, "time"), _name(then, "then")
+    return _best_within("by_deadline", "time", time, limit, then)
+
+
+def _best_within(label: str, parameter: str, column: str, limit: float, then: str) -> Utility:
+    """The best ``then`` among rows with ``column <= limit`` (others score inf); ``parameter``
+    names ``column`` in errors."""
+    column, then = _name(column, parameter), _name(then, "then")
     limit = check_number("limit", limit)
     return Utility(
-        f"by_deadline({time} <= {limit:g}, then={then})",
-        (time, then),
-        lambda df: df[then].where(df[time] <= limit, math.inf),
+        f"{label}({column} <= {limit:g}, then={then})",
+        (column, then),
+        lambda df: df[then].where(df[column] <= limit, math.inf),
     )
 
 

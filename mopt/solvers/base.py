@@ -7,15 +7,16 @@ ships batches to the executor and builds the :class:`~mopt.Result`.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mopt.core import interrupt
-from mopt.core.errors import InputError, MoptError, check_int
+from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
-from mopt.core.problem import MAX_REPS
+from mopt.core.problem import MAX_REPS, check_reps
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
 
@@ -175,6 +176,22 @@ class Solver:
 
     def _default_budget(self, problem) -> int:
         raise NotImplementedError
+
+    def _reps(self, problem) -> int:
+        """Replications per design of a method with an ``n_reps`` option (None: the problem's)."""
+        n = self.options["n_reps"]
+        return check_reps("n_reps", problem.n_reps if n is None else n)
+
+    def _sample_size(self, problem) -> int:
+        """Designs drawn by a method with ``alpha`` and ``sample`` options: ``sample``, or else
+        ``ceil(alpha · n_designs)`` (at least 1); giving both is an error."""
+        if self.options["sample"] is not None:
+            if "alpha" in self.given:
+                raise InputError("give 'alpha' (a fraction of the designs) or 'sample' (a number of them), "
+                                 "not both.")
+            return check_int("sample", self.options["sample"], low=1, high=problem.n_designs)
+        alpha = check_number("alpha", self.options["alpha"], low=0, high=1, low_open=True)
+        return max(1, math.ceil(alpha * problem.n_designs))
 
     def _min_budget(self, problem) -> int:
         """The smallest budget the method can run with on ``problem`` (its options checked)."""

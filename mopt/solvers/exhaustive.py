@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from mopt.core.errors import InputError
-from mopt.core.problem import check_reps
 from mopt.core.space import check_enumerable
 from mopt.solvers.base import SearchState, Solver
 
@@ -32,10 +31,6 @@ class Exhaustive(Solver):
 
     name = "exhaustive"
     defaults = {"n_reps": None}
-
-    def _reps(self, problem) -> int:
-        n = self.options["n_reps"]
-        return check_reps("n_reps", problem.n_reps if n is None else n)
 
     def _default_budget(self, problem) -> int:
         check_enumerable(self.name, problem.n_designs)

@@ -21,7 +21,7 @@ import numpy as np
 from pymoo.operators.survival.rank_and_crowding.metrics import calc_crowding_distance
 from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
-from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.errors import InputError, check_int
 from mopt.core.problem import check_reps
 from mopt.core.space import check_enumerable
 from mopt.solvers.base import SearchState, Solver, resolve_utility, utility_scores
@@ -106,14 +106,7 @@ class OO(Solver):
         return n_rough, n_acc
 
     def _u_max(self, problem):
-        if self.options["sample"] is not None:
-            if "alpha" in self.given:
-                raise InputError("give 'alpha' (a fraction of the designs) or 'sample' (a number of them), "
-                                 "not both.")
-            u = check_int("sample", self.options["sample"], low=1, high=problem.n_designs)
-        else:
-            alpha = check_number("alpha", self.options["alpha"], low=0, high=1, low_open=True)
-            u = max(1, math.ceil(alpha * problem.n_designs))
+        u = self._sample_size(problem)
         check_enumerable(self.name, u, "orders every design with its rough model" if u == problem.n_designs
                          else "orders ceil(alpha·n_designs) designs with its rough model")
         return u

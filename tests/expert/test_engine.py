@@ -630,3 +630,36 @@ def test_threads_can_share_the_engine():
     with ThreadPoolExecutor(4) as pool:
         threaded = mopt.solve(prob, "exhaustive", seed=5, n_reps=6, executor=pool)
     assert alone.evaluations.equals(threaded.evaluations)
+
+
+def test_tail_phase_of_one_replication_equals_its_row_of_the_batch():
+    """The single-replication driver (``tail_phase``, event orders computed inside) and the batch
+    driver (``simulate_observed``) run the same kernel: every output of every (strategy, key) is
+    equal to the bit, on an observed state of 3 running tasks of the reference environment."""
+    from mopt.expert import reference_environment
+    from mopt.expert._engine import MAX_INSTANCES, running_outcomes, simulate_observed, tail_phase
+    from mopt.expert._engine.random import reliable_run_cost
+
+    a = reference_environment(0.1).engine_arguments()
+    model = (a["n_tasks"], a["n_unreliable"], a["t_r"], a["c_ur"],
+             reliable_run_cost(a["t_r"], a["c_r"], a["charging_period_r"]), a["fs_table"],
+             a["gamma_breaks"], a["gamma_values"])
+    strategies = [(2, 0.0, 2000.0, 3, False, INF), (N_INFINITE, 1000.0, 4000.0, 0, False, INF),
+                  (1, 500.0, 3000.0, 2, True, INF), (0, 0.0, 2000.0, 1, False, 1.5 * a["n_tasks"])]
+    keys = np.array([5, 9, 2024], np.uint64)
+    t_tail, rem_task, rem_send = 3000.0, np.array([3, 17, 40]), np.array([1500.0, 2800.0, 2950.0])
+    columns = [np.array(c) for c in zip(*strategies, strict=True)]
+    batch = simulate_observed(**a, N=columns[0], T=columns[1], D=columns[2], n_rel=columns[3],
+                              combine=columns[4], combined_throughput=np.zeros(4, bool), budget=columns[5],
+                              keys=keys, t_tail=t_tail, cost_paid=10.0, rem_task=rem_task,
+                              rem_send=rem_send, running_deadline=a["d0"])
+    end, success = running_outcomes(a["fs_table"], a["gamma_breaks"], a["gamma_values"], t_tail, a["d0"],
+                                    rem_task, rem_send, keys)
+    assert not np.isnan(batch).any()
+    for s, strategy in enumerate(strategies):
+        for r, key in enumerate(keys):
+            state = (t_tail, 10.0, rem_task, rem_send, end[r], success[r], np.zeros(3, bool),
+                     np.empty((2, 0), np.int64), 3)
+            row = np.empty(len(OUTPUT_COLUMNS))
+            tail_phase(model, strategy, key, state, MAX_INSTANCES, row)
+            assert row.tobytes() == batch[s, r].tobytes(), (s, r, row, batch[s, r])

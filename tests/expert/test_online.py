@@ -136,9 +136,9 @@ def test_observed_state_equals_the_simulated_throughput_state(key):
     width = n_ur
     st = [np.empty(width, np.int64), np.empty(width), np.empty(width), np.empty(width, bool),
           np.empty(width, bool), np.empty(width, np.int64)]
-    t_tail, paid, n_rem = _engine.throughput_phase(
-        n_tasks, n_ur, 0, args["t_r"], d0, args["c_ur"], 0.0, fs_table, args["gamma_breaks"],
-        args["gamma_values"], np.uint64(key), 10**6, *st)
+    model = (n_tasks, n_ur, args["t_r"], args["c_ur"], 0.0, fs_table, args["gamma_breaks"],
+             args["gamma_values"])
+    t_tail, paid, n_rem = _engine.throughput_phase(model, 0, d0, np.uint64(key), 10**6, *st)
     log, t_replay = replay_throughput(n_tasks, n_ur, d0, fs_table, gamma, np.uint64(key))
     assert t_replay == t_tail
     tail = observe(ThroughputLog(log), t_tail=t_tail, deadline=d0)

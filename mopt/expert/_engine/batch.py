@@ -84,24 +84,39 @@ def _in_threads(kernel, n_items, *args):
 
 
 # ----------------------------------------------------------------------------- batch drivers
-def _throughput_states(
-    n_tasks,
-    n_unreliable,
-    t_r,
-    d0,
-    c_ur,
-    cost_reliable_run,
-    fs_table,
-    gamma_breaks,
-    gamma_values,
-    variant_n_rel,
-    keys,
-    max_instances,
-):
-    """Throughput phase of every (variant, key): the tail states, shape (n_variants, n_keys, ...)."""
+# Argument groups passed to the kernels as tuples (one place each, see :func:`tail_phase`):
+#   model      (n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks, gamma_values)
+#   strategies (strategy_variant, n_limit, t_timeout, deadline, n_rel, combine, budget): arrays, one
+#              entry per strategy (strategy s starts its tails from the states of variant
+#              strategy_variant[s])
+#   states     (t_tail, cost_paid, task, send, end, success, on_reliable, orders, n_rem): arrays,
+#              shape (n_variants, n_keys, ...), one tail state per (variant, key)
+def _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks, gamma_values):
+    """The ``model`` tuple of the kernels, with contiguous float64 tables."""
+    return (
+        int(n_tasks), int(n_unreliable), float(t_r), float(c_ur),
+        reliable_run_cost(float(t_r), float(c_r), float(charging_period_r)),
+        *(np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (fs_table, gamma_breaks, gamma_values)),
+    )  # fmt: skip
+
+
+def _strategy_arrays(N, T, D, n_rel, combine, budget):
+    """``(n_limit, t_timeout, deadline, n_rel, combine, budget)`` as contiguous arrays of one length."""
+    N = np.ascontiguousarray(N, dtype=np.int64)
+    n = N.shape[0]
+    return (
+        N, *(np.ascontiguousarray(a, dtype=np.float64).reshape(n) for a in (T, D)),
+        np.ascontiguousarray(n_rel, dtype=np.int64).reshape(n),
+        np.ascontiguousarray(combine, dtype=np.bool_).reshape(n),
+        np.ascontiguousarray(budget, dtype=np.float64).reshape(n),
+    )  # fmt: skip
+
+
+def _throughput_states(model, d0, variant_n_rel, keys, max_instances):
+    """Throughput phase of every (variant, key): the ``states`` tuple."""
     n_variants = variant_n_rel.shape[0]
     n_keys = keys.shape[0]
-    width = max(n_unreliable, 1)
+    width = max(model[1], 1)
     states = (
         np.empty((n_variants, n_keys)),  # t_tail
         np.empty((n_variants, n_keys)),  # cost paid before the tail
@@ -114,66 +129,23 @@ def _throughput_states(
         np.empty((n_variants, n_keys), np.int64),  # n_rem
     )
     next_k = np.empty((n_variants, n_keys, width), np.int64)
-    _in_threads(
-        _throughput_range, n_variants * n_keys, n_tasks, n_unreliable, t_r, d0, c_ur,
-        cost_reliable_run, fs_table, gamma_breaks, gamma_values, variant_n_rel, keys, max_instances,
-        next_k, *states,
-    )  # fmt: skip
+    _in_threads(_throughput_range, n_variants * n_keys, model, d0, variant_n_rel, keys, max_instances,
+                next_k, states)
     return states
 
 
 @njit(cache=True, nogil=True)
-def _throughput_range(
-    start,
-    stop,
-    n_tasks,
-    n_unreliable,
-    t_r,
-    d0,
-    c_ur,
-    cost_reliable_run,
-    fs_table,
-    gamma_breaks,
-    gamma_values,
-    variant_n_rel,
-    keys,
-    max_instances,
-    st_next_k,
-    st_t_tail,
-    st_cost,
-    st_task,
-    st_send,
-    st_end,
-    st_success,
-    st_on_reliable,
-    st_orders,
-    st_n_rem,
-):
+def _throughput_range(start, stop, model, d0, variant_n_rel, keys, max_instances, st_next_k, states):
     """:func:`_throughput_states` of the (variant, key) pairs ``start .. stop - 1``."""
+    st_t_tail, st_cost, st_task, st_send, st_end, st_success, st_on_reliable, st_orders, st_n_rem = states
     n_keys = keys.shape[0]
     for p in range(start, stop):
         v = p // n_keys
         r = p - v * n_keys
         t_tail, cost_paid, n_rem = throughput_phase(
-            n_tasks,
-            n_unreliable,
-            variant_n_rel[v],
-            t_r,
-            d0,
-            c_ur,
-            cost_reliable_run,
-            fs_table,
-            gamma_breaks,
-            gamma_values,
-            keys[r],
-            max_instances,
-            st_task[v, r],
-            st_send[v, r],
-            st_end[v, r],
-            st_success[v, r],
-            st_on_reliable[v, r],
-            st_next_k[v, r],
-        )
+            model, variant_n_rel[v], d0, keys[r], max_instances, st_task[v, r], st_send[v, r],
+            st_end[v, r], st_success[v, r], st_on_reliable[v, r], st_next_k[v, r],
+        )  # fmt: skip
         st_t_tail[v, r] = t_tail
         st_cost[v, r] = cost_paid
         st_n_rem[v, r] = n_rem
@@ -199,52 +171,22 @@ def _state_orders(st_send, st_end, st_success, st_on_reliable, st_n_rem):
     return st_orders
 
 
-def _tail_batch(*args):
-    """Tails of every (strategy, key) from per-(variant, key) states; strategy ``s`` starts from
-    state ``[strategy_variant[s], r]``.  States with ``n_rem < 0`` give NaN rows.  Arguments: those
-    of :func:`_tail_blocks` after ``out``."""
-    n_strategies, n_keys = args[9].shape[0], args[15].shape[0]
-    out = np.empty((n_strategies, n_keys, 7))
+def _tail_batch(model, strategies, keys, states, max_instances):
+    """Tails of every (strategy, key) from per-(variant, key) states.  States with ``n_rem < 0``
+    give NaN rows."""
+    n_strategies, n_keys = strategies[0].shape[0], keys.shape[0]
+    out = np.empty((n_strategies, n_keys, len(OUTPUT_COLUMNS)))
     # Strided blocks: each block interleaves strategies, which balances cheap and costly tails.
     n_blocks = min(n_strategies * n_keys, 256)
-    _in_threads(_tail_blocks, n_blocks, n_blocks, out, *args)
+    _in_threads(_tail_blocks, n_blocks, n_blocks, out, model, strategies, keys, states, max_instances)
     return out
 
 
 @njit(cache=True, nogil=True)
-def _tail_blocks(
-    start,
-    stop,
-    n_blocks,
-    out,
-    n_tasks,
-    n_unreliable,
-    t_r,
-    c_ur,
-    cost_reliable_run,
-    fs_table,
-    gamma_breaks,
-    gamma_values,
-    strategy_variant,
-    n_limit,
-    t_timeout,
-    deadline,
-    n_rel,
-    combine,
-    budget,
-    keys,
-    st_t_tail,
-    st_cost,
-    st_task,
-    st_send,
-    st_end,
-    st_success,
-    st_on_reliable,
-    st_orders,
-    st_n_rem,
-    max_instances,
-):
+def _tail_blocks(start, stop, n_blocks, out, model, strategies, keys, states, max_instances):
     """Blocks ``start .. stop - 1`` of :func:`_tail_batch` (block ``b``: pairs b, b + n_blocks, ...)."""
+    strategy_variant, n_limit, t_timeout, deadline, n_rel, combine, budget = strategies
+    st_t_tail, st_cost, st_task, st_send, st_end, st_success, st_on_reliable, st_orders, st_n_rem = states
     n_keys = keys.shape[0]
     n_strategies = n_limit.shape[0]
     width = st_task.shape[2]
@@ -253,7 +195,7 @@ def _tail_blocks(
     for s in range(n_strategies):
         max_n_rel = max(max_n_rel, n_rel[s])
     for b in range(start, stop):
-        ws_flags, ws_int, ws_float = _tail_workspace(width, n_unreliable, max_n_rel)
+        workspace = _tail_workspace(width, model[1], max_n_rel)
         for p in range(b, n_pairs, n_blocks):
             s = p // n_keys
             r = p - s * n_keys
@@ -262,37 +204,12 @@ def _tail_blocks(
                 for c in range(7):
                     out[s, r, c] = np.nan
                 continue
-            _tail_phase(
-                n_tasks,
-                n_unreliable,
-                t_r,
-                c_ur,
-                cost_reliable_run,
-                fs_table,
-                gamma_breaks,
-                gamma_values,
-                n_limit[s],
-                t_timeout[s],
-                deadline[s],
-                n_rel[s],
-                combine[s],
-                budget[s],
-                keys[r],
-                st_t_tail[v, r],
-                st_cost[v, r],
-                st_task[v, r],
-                st_send[v, r],
-                st_end[v, r],
-                st_success[v, r],
-                st_on_reliable[v, r],
-                st_orders[v, r],
-                st_n_rem[v, r],
-                max_instances,
-                out[s, r],
-                ws_flags,
-                ws_int,
-                ws_float,
-            )
+            strategy = (n_limit[s], t_timeout[s], deadline[s], n_rel[s], combine[s], budget[s])
+            state = (
+                st_t_tail[v, r], st_cost[v, r], st_task[v, r], st_send[v, r], st_end[v, r],
+                st_success[v, r], st_on_reliable[v, r], st_orders[v, r], st_n_rem[v, r],
+            )  # fmt: skip
+            _tail_phase(model, strategy, keys[r], state, max_instances, out[s, r], workspace)
 
 
 @_one_launch_at_a_time
@@ -376,20 +293,11 @@ def simulate(
     >>> out[0, 0, :4].tolist()  # tasks 6..9 remain at t_tail = 2000 and finish right then
     [0.0, 1000.0, 2000.0, 4.0]
     """
-    N = np.ascontiguousarray(N, dtype=np.int64)
-    n_strategies = N.shape[0]
-    T = np.ascontiguousarray(T, dtype=np.float64).reshape(n_strategies)
-    D = np.ascontiguousarray(D, dtype=np.float64).reshape(n_strategies)
-    n_rel = np.ascontiguousarray(n_rel, dtype=np.int64).reshape(n_strategies)
-    combine = np.ascontiguousarray(combine, dtype=np.bool_).reshape(n_strategies)
-    combined_throughput = np.ascontiguousarray(combined_throughput, dtype=np.bool_).reshape(
-        n_strategies
-    )
-    budget = np.ascontiguousarray(budget, dtype=np.float64).reshape(n_strategies)
+    strategy = _strategy_arrays(N, T, D, n_rel, combine, budget)
+    n_strategies = strategy[0].shape[0]
+    n_rel = strategy[3]
+    combined_throughput = np.ascontiguousarray(combined_throughput, dtype=np.bool_).reshape(n_strategies)
     keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
-    fs_table = np.ascontiguousarray(fs_table, dtype=np.float64).ravel()
-    gamma_breaks = np.ascontiguousarray(gamma_breaks, dtype=np.float64).ravel()
-    gamma_values = np.ascontiguousarray(gamma_values, dtype=np.float64).ravel()
     # Throughput variants: 0 is the plain one, then one per distinct combined n_rel.
     combined_n_rel = np.unique(n_rel[combined_throughput])
     variant_n_rel = np.concatenate([np.zeros(1, np.int64), combined_n_rel]).astype(np.int64)
@@ -400,41 +308,10 @@ def simulate(
         )
     if n_strategies == 0 or keys.shape[0] == 0:
         return np.empty((n_strategies, keys.shape[0], len(OUTPUT_COLUMNS)))
-    cost_reliable_run = reliable_run_cost(float(t_r), float(c_r), float(charging_period_r))
-    states = _throughput_states(
-        int(n_tasks),
-        int(n_unreliable),
-        float(t_r),
-        float(d0),
-        float(c_ur),
-        cost_reliable_run,
-        fs_table,
-        gamma_breaks,
-        gamma_values,
-        variant_n_rel,
-        keys,
-        int(max_instances),
-    )
-    return _tail_batch(
-        int(n_tasks),
-        int(n_unreliable),
-        float(t_r),
-        float(c_ur),
-        cost_reliable_run,
-        fs_table,
-        gamma_breaks,
-        gamma_values,
-        strategy_variant,
-        N,
-        T,
-        D,
-        n_rel,
-        combine,
-        budget,
-        keys,
-        *states,
-        int(max_instances),
-    )
+    model = _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks,
+                   gamma_values)
+    states = _throughput_states(model, float(d0), variant_n_rel, keys, int(max_instances))
+    return _tail_batch(model, (strategy_variant, *strategy), keys, states, int(max_instances))
 
 
 @_one_launch_at_a_time
@@ -486,19 +363,13 @@ def simulate_observed(
     >>> out[0, 0, :4].tolist()  # results at 1900 and 2000; (3100 + 2 * 1000) / 5 per task
     [800.0, 1020.0, 1200.0, 2.0]
     """
-    N = np.ascontiguousarray(N, dtype=np.int64)
-    n_strategies = N.shape[0]
-    T = np.ascontiguousarray(T, dtype=np.float64).reshape(n_strategies)
-    D = np.ascontiguousarray(D, dtype=np.float64).reshape(n_strategies)
-    n_rel = np.ascontiguousarray(n_rel, dtype=np.int64).reshape(n_strategies)
-    combine = np.ascontiguousarray(combine, dtype=np.bool_).reshape(n_strategies)
+    strategy = _strategy_arrays(N, T, D, n_rel, combine, budget)
+    n_strategies = strategy[0].shape[0]
     if np.any(combined_throughput):
         raise ValueError("an observed tail has no simulated throughput phase: 'combined_throughput' must be False")
-    budget = np.ascontiguousarray(budget, dtype=np.float64).reshape(n_strategies)
     keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
-    fs_table = np.ascontiguousarray(fs_table, dtype=np.float64).ravel()
-    gamma_breaks = np.ascontiguousarray(gamma_breaks, dtype=np.float64).ravel()
-    gamma_values = np.ascontiguousarray(gamma_values, dtype=np.float64).ravel()
+    model = _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks,
+                   gamma_values)
     rem_task = np.ascontiguousarray(rem_task, dtype=np.int64).ravel()
     rem_send = np.ascontiguousarray(rem_send, dtype=np.float64).ravel()
     n_rem = rem_task.shape[0]
@@ -512,8 +383,7 @@ def simulate_observed(
     st_success = np.zeros((1, n_keys, width), np.bool_)
     if n_rem:
         end, success = running_outcomes(
-            fs_table, gamma_breaks, gamma_values, float(t_tail), float(running_deadline), rem_task,
-            rem_send, keys
+            model[5], model[6], model[7], float(t_tail), float(running_deadline), rem_task, rem_send, keys
         )
         st_end[0, :, :n_rem] = end
         st_success[0, :, :n_rem] = success
@@ -524,32 +394,8 @@ def simulate_observed(
     st_on_reliable = np.zeros((1, n_keys, width), np.bool_)
     st_n_rem = np.full((1, n_keys), n_rem, np.int64)
     st_orders = _state_orders(st_send, st_end, st_success, st_on_reliable, st_n_rem)
-    return _tail_batch(
-        int(n_tasks),
-        int(n_unreliable),
-        float(t_r),
-        float(c_ur),
-        reliable_run_cost(float(t_r), float(c_r), float(charging_period_r)),
-        fs_table,
-        gamma_breaks,
-        gamma_values,
-        np.zeros(n_strategies, np.int64),
-        N,
-        T,
-        D,
-        n_rel,
-        combine,
-        budget,
-        keys,
-        np.full((1, n_keys), float(t_tail)),
-        np.full((1, n_keys), float(cost_paid)),
-        st_task,
-        st_send,
-        st_end,
-        st_success,
-        st_on_reliable,
-        st_orders,
-        st_n_rem,
-        int(max_instances),
-    )
-
+    states = (
+        np.full((1, n_keys), float(t_tail)), np.full((1, n_keys), float(cost_paid)), st_task, st_send,
+        st_end, st_success, st_on_reliable, st_orders, st_n_rem,
+    )  # fmt: skip
+    return _tail_batch(model, (np.zeros(n_strategies, np.int64), *strategy), keys, states, int(max_instances))

@@ -135,6 +135,27 @@ def fill_event_orders(orders, rem_send, rem_end, rem_success, rem_on_reliable, n
 
 
 @njit(cache=True, inline="always")
+def _ring_pop(queue, head):
+    """The entry at ``head`` of the ring buffer ``queue`` and the next head (the caller counts)."""
+    value = queue[head]
+    head += 1
+    if head == queue.shape[0]:
+        head = 0
+    return value, head
+
+
+@njit(cache=True, inline="always")
+def _ring_push(queue, head, count, value):
+    """Append ``value`` to the ring buffer ``queue`` whose ``count`` entries start at ``head``;
+    return the new count (the caller keeps ``count < len(queue)``)."""
+    pos = head + count
+    if pos >= queue.shape[0]:
+        pos -= queue.shape[0]
+    queue[pos] = value
+    return count + 1
+
+
+@njit(cache=True, inline="always")
 def _timer_append(tf_time, tf_row, tf_head, tf_count, time, row):
     """Append a timer to the timer FIFO, keeping equal-time runs in row order.
 

@@ -16,6 +16,8 @@ from mopt.expert._engine.queues import (
     _heap_pop,
     _heap_push,
     _initial_kind,
+    _ring_pop,
+    _ring_push,
     _timer_append,
     event_orders,
 )
@@ -27,67 +29,31 @@ from mopt.expert._engine.random import (
 
 
 @njit(cache=True)
-def tail_phase(
-    n_tasks,
-    n_unreliable,
-    t_r,
-    c_ur,
-    cost_reliable_run,
-    fs_table,
-    gamma_breaks,
-    gamma_values,
-    n_limit,
-    t_timeout,
-    deadline,
-    n_rel,
-    combine,
-    budget,
-    key,
-    t_tail,
-    cost_paid,
-    rem_task,
-    rem_send,
-    rem_end,
-    rem_success,
-    rem_on_reliable,
-    rem_orders,
-    n_remaining,
-    max_instances,
-    out,
-):
+def tail_phase(model, strategy, key, state, max_instances, out):
     """Simulate the tail of one replication under one strategy; write one output row.
 
     Parameters
     ----------
-    n_tasks, n_unreliable : int
-        BoT size (the cost is per task of the whole BoT) and ``#ur``.
-    t_r, c_ur, cost_reliable_run : float
-        Reliable run time, unreliable cents per second, cost of one reliable run.
-    fs_table, gamma_breaks, gamma_values : ndarray
-        Turnaround model (see :func:`simulate`).
-    n_limit : int
-        ``N``, the number of tail unreliable instances per task before its reliable one;
-        ``N_INFINITE`` (-1) for no reliable instance.
-    t_timeout, deadline : float
-        ``T`` and ``D``.
-    n_rel : int
-        Number of reliable machines (0: no reliable pool, ``N`` is then infinite).
-    combine : bool
-        CN_inf: the unreliable queue spills onto idle reliable machines.
-    budget : float
-        Total budget in cents for strategy B, ``inf`` for none.
+    model : tuple
+        ``(n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks,
+        gamma_values)``: the BoT size (the cost is per task of the whole BoT), ``#ur``, the
+        reliable run time, unreliable cents per second, the cost of one reliable run and the
+        turnaround model (see :func:`simulate`).
+    strategy : tuple
+        ``(n_limit, t_timeout, deadline, n_rel, combine, budget)``: ``N``, the number of tail
+        unreliable instances per task before its reliable one (``N_INFINITE`` (-1) for no reliable
+        instance); ``T`` and ``D``; the number of reliable machines (0: no reliable pool, ``N`` is
+        then infinite); CN_inf (the unreliable queue spills onto idle reliable machines); the total
+        budget in cents for strategy B (``inf`` for none).
     key : uint64
         Replication key.
-    t_tail, cost_paid : float
-        Start of the tail and the cost of the results returned before it.
-    rem_task, rem_send, rem_end, rem_success, rem_on_reliable : ndarray
-        The remaining tasks (rows sorted by task id) and their running instance, as written by
-        :func:`throughput_phase`.  A task whose instance runs on a reliable machine already has
-        its reliable instance.
-    rem_orders : ndarray of int64, shape (2, >= n_remaining)
-        :func:`event_orders` of the state, or an empty ``(2, 0)`` array to compute it here.
-    n_remaining : int
-        Number of valid rows.
+    state : tuple
+        ``(t_tail, cost_paid, rem_task, rem_send, rem_end, rem_success, rem_on_reliable,
+        rem_orders, n_remaining)``: the start of the tail, the cost of the results returned before
+        it, the remaining tasks (rows sorted by task id) and their running instance as written by
+        :func:`throughput_phase` (a task whose instance runs on a reliable machine already has its
+        reliable instance), their :func:`event_orders` (shape ``(2, >= n_remaining)``, or an empty
+        ``(2, 0)`` array to compute them here) and the number of valid rows.
     max_instances : int
         Safety cap on instances sent in the tail; beyond it the row is NaN.
     out : ndarray
@@ -100,38 +66,8 @@ def tail_phase(
     failures and of timers (all three are created in time order, as every send happens at the
     current time; see :func:`_timer_append`), and a heap of unreliable results.
     """
-    ws_flags, ws_int, ws_float = _tail_workspace(n_remaining, n_unreliable, n_rel)
-    _tail_phase(
-        n_tasks,
-        n_unreliable,
-        t_r,
-        c_ur,
-        cost_reliable_run,
-        fs_table,
-        gamma_breaks,
-        gamma_values,
-        n_limit,
-        t_timeout,
-        deadline,
-        n_rel,
-        combine,
-        budget,
-        key,
-        t_tail,
-        cost_paid,
-        rem_task,
-        rem_send,
-        rem_end,
-        rem_success,
-        rem_on_reliable,
-        rem_orders,
-        n_remaining,
-        max_instances,
-        out,
-        ws_flags,
-        ws_int,
-        ws_float,
-    )
+    workspace = _tail_workspace(state[8], model[1], strategy[3])
+    _tail_phase(model, strategy, key, state, max_instances, out, workspace)
 
 
 @njit(cache=True)
@@ -146,39 +82,19 @@ def _tail_workspace(n_remaining, n_unreliable, n_rel):
     return ws_flags, ws_int, ws_float
 
 
+@njit(cache=True, inline="always")
+def _carve(workspace, start, size):
+    """The view ``workspace[start : start + size]`` and the start of the next one."""
+    return workspace[start : start + size], start + size
+
+
 @njit(cache=True)
-def _tail_phase(
-    n_tasks,
-    n_unreliable,
-    t_r,
-    c_ur,
-    cost_reliable_run,
-    fs_table,
-    gamma_breaks,
-    gamma_values,
-    n_limit,
-    t_timeout,
-    deadline,
-    n_rel,
-    combine,
-    budget,
-    key,
-    t_tail,
-    cost_paid,
-    rem_task,
-    rem_send,
-    rem_end,
-    rem_success,
-    rem_on_reliable,
-    rem_orders,
-    n_remaining,
-    max_instances,
-    out,
-    ws_flags,
-    ws_int,
-    ws_float,
-):
-    """:func:`tail_phase` on caller-provided workspaces (see :func:`_tail_workspace`)."""
+def _tail_phase(model, strategy, key, state, max_instances, out, workspace):
+    """:func:`tail_phase` on a caller-provided ``workspace`` (see :func:`_tail_workspace`)."""
+    n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks, gamma_values = model
+    n_limit, t_timeout, deadline, n_rel, combine, budget = strategy
+    t_tail, cost_paid, rem_task, rem_send, rem_end, rem_success, rem_on_reliable, rem_orders, n_remaining = state
+    ws_flags, ws_int, ws_float = workspace
     n_rem = n_remaining
     if rem_orders.shape[1] < n_rem:
         rem_orders = event_orders(rem_send, rem_end, rem_success, rem_on_reliable, n_rem)
@@ -204,31 +120,19 @@ def _tail_phase(
     queued_ur = flags[n_rem : 2 * n_rem]
     queued_rel = flags[2 * n_rem : 3 * n_rem]
     has_rel = flags[3 * n_rem : 4 * n_rem]
-    a = 0
-    n_tail_ur = ws_int[a : a + n_rem]
+    n_tail_ur, a = _carve(ws_int, 0, n_rem)
     n_tail_ur[:] = 0
-    a += n_rem
-    ur_queue = ws_int[a : a + q_cap]  # FCFS queues as ring buffers: a task has at most
-    a += q_cap  # one entry per queue at any time
-    rel_queue = ws_int[a : a + q_cap]
-    a += q_cap
-    tf_row = ws_int[a : a + q_cap]
-    a += q_cap
-    rr_row = ws_int[a : a + fifo_cap_rel]
-    a += fifo_cap_rel
-    ff_row = ws_int[a : a + fifo_cap_ur]
-    a += fifo_cap_ur
-    sh_row = ws_int[a : a + fifo_cap_ur]
-    a = 0
-    tf_time = ws_float[a : a + q_cap]
-    a += q_cap
-    rr_time = ws_float[a : a + fifo_cap_rel]
-    a += fifo_cap_rel
-    ff_time = ws_float[a : a + fifo_cap_ur]
-    a += fifo_cap_ur
-    sh_time = ws_float[a : a + fifo_cap_ur]
-    a += fifo_cap_ur
-    sh_pay = ws_float[a : a + fifo_cap_ur]
+    ur_queue, a = _carve(ws_int, a, q_cap)  # FCFS queues as ring buffers: a task has at most
+    rel_queue, a = _carve(ws_int, a, q_cap)  # one entry per queue at any time
+    tf_row, a = _carve(ws_int, a, q_cap)
+    rr_row, a = _carve(ws_int, a, fifo_cap_rel)
+    ff_row, a = _carve(ws_int, a, fifo_cap_ur)
+    sh_row, a = _carve(ws_int, a, fifo_cap_ur)
+    tf_time, a = _carve(ws_float, 0, q_cap)
+    rr_time, a = _carve(ws_float, a, fifo_cap_rel)
+    ff_time, a = _carve(ws_float, a, fifo_cap_ur)
+    sh_time, a = _carve(ws_float, a, fifo_cap_ur)
+    sh_pay, a = _carve(ws_float, a, fifo_cap_ur)
     ur_head = 0
     ur_count = 0
     rel_head = 0
@@ -293,10 +197,7 @@ def _tail_phase(
             in_step = False
             # Idle machines take the heads of their queues, skipping cancelled entries.
             while free_ur > 0 and ur_count > 0:
-                i = ur_queue[ur_head]
-                ur_head += 1
-                if ur_head == q_cap:
-                    ur_head = 0
+                i, ur_head = _ring_pop(ur_queue, ur_head)
                 ur_count -= 1
                 if done[i]:
                     continue
@@ -327,20 +228,14 @@ def _tail_phase(
                     tf_count = _timer_append(tf_time, tf_row, tf_head, tf_count, t + t_timeout, i)
             while free_rel > 0 and (rel_count > 0 or (combine and ur_count > 0)):
                 if rel_count > 0:
-                    i = rel_queue[rel_head]
-                    rel_head += 1
-                    if rel_head == q_cap:
-                        rel_head = 0
+                    i, rel_head = _ring_pop(rel_queue, rel_head)
                     rel_count -= 1
                     if done[i]:
                         continue
                     queued_rel[i] = False
                     rel_live -= 1
                 else:
-                    i = ur_queue[ur_head]
-                    ur_head += 1
-                    if ur_head == q_cap:
-                        ur_head = 0
+                    i, ur_head = _ring_pop(ur_queue, ur_head)
                     ur_count -= 1
                     if done[i]:
                         continue
@@ -419,11 +314,7 @@ def _tail_phase(
                     if not done[j] and not has_rel[j]:
                         has_rel[j] = True
                         queued_rel[j] = True
-                        pos = rel_head + rel_count
-                        if pos >= q_cap:
-                            pos -= q_cap
-                        rel_queue[pos] = j
-                        rel_count += 1
+                        rel_count = _ring_push(rel_queue, rel_head, rel_count, j)
                         rel_live += 1
                 if rel_live > max_queue:
                     max_queue = rel_live
@@ -466,19 +357,11 @@ def _tail_phase(
             if n_limit < 0 or n_tail_ur[i] < n_limit:
                 n_tail_ur[i] += 1
                 queued_ur[i] = True
-                pos = ur_head + ur_count
-                if pos >= q_cap:
-                    pos -= q_cap
-                ur_queue[pos] = i
-                ur_count += 1
+                ur_count = _ring_push(ur_queue, ur_head, ur_count, i)
             else:
                 has_rel[i] = True
                 queued_rel[i] = True
-                pos = rel_head + rel_count
-                if pos >= q_cap:
-                    pos -= q_cap
-                rel_queue[pos] = i
-                rel_count += 1
+                rel_count = _ring_push(rel_queue, rel_head, rel_count, i)
                 rel_live += 1
                 if rel_live > max_queue:
                     max_queue = rel_live

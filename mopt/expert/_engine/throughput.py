@@ -15,6 +15,8 @@ from mopt.expert._engine.constants import (
 from mopt.expert._engine.queues import (
     _heap_pop,
     _heap_push,
+    _ring_pop,
+    _ring_push,
 )
 from mopt.expert._engine.random import (
     _gamma_at,
@@ -26,25 +28,9 @@ from mopt.expert._engine.random import (
 # ----------------------------------------------------------------------------- throughput phase
 @njit(cache=True)
 def throughput_phase(
-    n_tasks,
-    n_unreliable,
-    n_reliable,
-    t_r,
-    d0,
-    c_ur,
-    cost_reliable_run,
-    fs_table,
-    gamma_breaks,
-    gamma_values,
-    key,
-    max_instances,
-    rem_task,
-    rem_send,
-    rem_end,
-    rem_success,
-    rem_on_reliable,
-    rem_next_k,
-):
+    model, n_reliable, d0, key, max_instances, rem_task, rem_send, rem_end, rem_success,
+    rem_on_reliable, rem_next_k,
+):  # fmt: skip
     """Simulate the throughput phase until ``t_tail`` and write the tail's starting state.
 
     One FCFS queue of tasks ``0..n_tasks-1``; a task goes to a free unreliable machine if any,
@@ -53,13 +39,14 @@ def throughput_phase(
 
     Parameters
     ----------
-    n_tasks, n_unreliable, n_reliable : int
-        BoT size, ``#ur`` and the number of reliable machines (0 for the plain variant).
-    t_r, d0, c_ur, cost_reliable_run : float
-        Reliable run time, throughput deadline, unreliable cents per second and the cost of one
-        reliable run (see :func:`reliable_run_cost`).
-    fs_table, gamma_breaks, gamma_values : ndarray
-        Turnaround model (see :func:`simulate`).
+    model : tuple
+        ``(n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks,
+        gamma_values)`` (see :func:`tail_phase`; ``cost_reliable_run`` from
+        :func:`reliable_run_cost`).
+    n_reliable : int
+        The number of reliable machines (0 for the plain variant).
+    d0 : float
+        Throughput deadline.
     key : uint64
         Replication key.
     max_instances : int
@@ -78,6 +65,7 @@ def throughput_phase(
     n_remaining : int
         Number of rows written, or -1 if more than ``max_instances`` instances were sent.
     """
+    n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks, gamma_values = model
     send = np.empty(n_tasks)
     end = np.empty(n_tasks)
     success = np.zeros(n_tasks, np.bool_)
@@ -87,7 +75,6 @@ def throughput_phase(
     queue = np.empty(max(n_tasks, 1), np.int64)  # ring buffer: each task is queued at most once
     for j in range(n_tasks):
         queue[j] = j
-    q_cap = queue.shape[0]
     q_head = 0
     q_count = n_tasks
     h_cap = n_unreliable + n_reliable + 1
@@ -105,10 +92,7 @@ def throughput_phase(
     while True:
         # Idle machines take queued tasks (unreliable first).
         while q_count > 0 and (free_ur > 0 or free_rel > 0):
-            j = queue[q_head]
-            q_head += 1
-            if q_head == q_cap:
-                q_head = 0
+            j, q_head = _ring_pop(queue, q_head)
             q_count -= 1
             n_sent += 1
             if n_sent > max_instances:
@@ -155,11 +139,7 @@ def throughput_phase(
         j = code & _ROW_MASK
         if kind == _UNRELIABLE_FAILURE:
             free_ur += 1
-            pos = q_head + q_count
-            if pos >= q_cap:
-                pos -= q_cap
-            queue[pos] = j
-            q_count += 1
+            q_count = _ring_push(queue, q_head, q_count, j)
         else:
             if kind == _RELIABLE_RESULT:
                 free_rel += 1
