@@ -13,6 +13,8 @@ imported on first use, so that ``import mopt.cloud`` stays cheap (no Numba).
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 from mopt.cloud.swf import SWF_COLUMNS, find_trace, read_swf
 from mopt.cloud.traces import PATTERNS, TRACES, FetchError, clean, fetch, load_trace, synthetic
@@ -46,3 +48,18 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(__all__)
+
+
+class _Package(types.ModuleType):
+    """``mopt.cloud`` itself. Importing the submodule ``mopt.cloud.simulate`` (as ``from
+    mopt.cloud.simulate import ...`` does) binds it as the package's attribute ``simulate``,
+    which would then shadow the function :func:`simulate` of the same name for every later
+    ``from mopt.cloud import simulate``: the function is kept instead."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, types.ModuleType) and _LAZY.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

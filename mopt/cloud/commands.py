@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["add_parser", "run", "traces_fetch"]
+__all__ = ["add_parser", "run", "traces_fetch", "load_jobs"]
 
 
 def _non_negative(text: str) -> float:
@@ -51,20 +51,23 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _load(name: str, size_limit: int):
+def load_jobs(name: str, size_limit: int, max_jobs: int | None = None):
+    """The cleaned jobs of ``--trace`` (an archive name or an SWF file) of at most ``size_limit``
+    processors, the first ``max_jobs`` only if given (shared by ``simulate`` and ``portfolio``)."""
     from mopt.cloud import TRACES, clean, load_trace, read_swf
-    from mopt.core.errors import check_int
+    from mopt.core.errors import InputError, check_int
 
     size_limit = check_int("--size-limit", size_limit, low=1)
     if name.strip().lower() in {k.lower() for k in TRACES}:
-        return load_trace(name, size_limit=size_limit)
-    path = Path(name)
-    if not path.is_file():
-        from mopt.core.errors import InputError
-
-        raise InputError(f"unknown trace {name!r}: neither an archive name "
-                         f"({', '.join(TRACES)}) nor an SWF file.")
-    return clean(read_swf(path), size_limit=size_limit)
+        jobs = load_trace(name, size_limit=size_limit)
+    elif Path(name).is_file():
+        jobs = clean(read_swf(name), size_limit=size_limit)
+    else:
+        raise InputError(f"'--trace' must be one of {', '.join(TRACES)} or an SWF file; "
+                         f"got {name!r}.")
+    if max_jobs:
+        jobs = jobs.head(max_jobs).reset_index(drop=True)
+    return jobs
 
 
 def run(args) -> int:
@@ -76,7 +79,7 @@ def run(args) -> int:
     policy = Policy(args.policy)
     if args.max_vms < 1:
         raise InputError(f"'--max-vms' must be an integer >= 1; got {args.max_vms}.")
-    jobs = _load(args.trace, args.size_limit)
+    jobs = load_jobs(args.trace, args.size_limit)
     result = simulate(jobs, policy, boot_delay=args.boot_delay, max_vms=args.max_vms,
                       runtime=args.runtime, alpha=args.alpha, beta=args.beta,
                       drop_wide=args.drop_wide, progress=not args.quiet)

@@ -28,7 +28,7 @@ Internal API (used by :func:`mopt.cloud.simulate` and by the portfolio scheduler
     the accumulators restart so that after ``advance(view, jobs, codes)`` returns DONE,
     ``view.busy`` is the busy VM-seconds from now on, ``view.paid`` the paid VM-seconds from now
     on with every VM released at its next hourly boundary, ``view.mean_bsd`` the mean BSD of the
-    jobs queued now (waits from their real submit times). :func:`online_scores` does this for
+    jobs queued now (waits from their real submit times). :func:`mopt.cloud.online.online_scores` does this for
     several policies in one compiled call and returns U for each.
 """
 
@@ -42,7 +42,7 @@ from numba import njit
 from mopt.cloud import policies as P
 from mopt.cloud.billing import billed_hours, paid_until, release_due
 
-__all__ = ["CloudState", "advance", "online_scores", "job_table", "DONE", "SELECT", "UNTIL"]
+__all__ = ["CloudState", "advance", "job_table", "utility", "DONE", "SELECT", "UNTIL"]
 
 DONE, SELECT, UNTIL = 0, 1, 2
 J_SUB, J_RUN, J_REQ, J_N, J_USER, J_EST = range(6)
@@ -263,6 +263,36 @@ def _tick_of(x, step):
 
 
 @njit(cache=True)
+def _fast_finish(sc, running, vms, t):
+    """Finish a run whose queue is empty and that takes no more arrivals, without ticking: what
+    the loop would do from here (no lease: every target is 0; each VM released on the first tick
+    at or after it goes idle whose paid hour ends before the next tick; every VM still leased
+    charged at the tick the last job ends). Not for StartUp (never releases) nor ODG (releases
+    a few VMs per tick)."""
+    step = sc[S_STEP]
+    end = t
+    for s in range(running.shape[0]):
+        if running[s, R_ACTIVE] > 0:
+            end = max(end, _tick_of(running[s, R_END], step))
+            running[s, R_ACTIVE] = 0.0
+    for v in range(int(sc[S_NV])):
+        lease = vms[v, V_LEASE]
+        if vms[v, V_READY] > t:  # booting: idle from the tick it is ready
+            idle = _tick_of(vms[v, V_READY], step)
+        elif vms[v, V_SLOT] >= 0:  # busy: idle from the tick its job's end is seen
+            idle = _tick_of(running[int(vms[v, V_SLOT]), R_END], step)
+        else:  # idle now: this tick's release has passed it over
+            idle = t + step
+        boundary = paid_until(idle, lease)
+        release = idle if release_due(idle, lease, step, False) else math.floor(boundary / step) * step
+        sc[S_PAID] += billed_hours(min(release, end), lease) * HOUR
+    sc[S_NV] = 0.0
+    sc[S_NRUN] = 0.0
+    sc[S_CLOCK] = end
+    sc[S_DONE] = 1.0
+
+
+@njit(cache=True)
 def _overtake(queue, nq, jobsel, head, wide, idle, t, step):
     """A tick at or before the first at which a job overtakes the head: one that fits in the
     ``idle`` VMs, or any job if ``wide`` (ODE's target follows the head's width)."""
@@ -307,8 +337,11 @@ def _next_tick(sc, queue, running, vms, jobs, prov, jobsel, t, quiet, head, idle
 
 
 @njit(cache=True)
-def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, period, out_start):
-    """Run the state (arrays, modified in place) under one policy; see the module docstring."""
+def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, period, out_start,
+            fast=False):
+    """Run the state (arrays, modified in place) under one policy; see the module docstring.
+    ``fast``: once the queue is empty and no job is to come, finish in one step
+    (:func:`_fast_finish`; online simulations, whose per-job history is not needed)."""
     step = sc[S_STEP]
     prio = np.empty(queue.shape[0])
     while True:
@@ -337,6 +370,9 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
         if no_more and nq == 0 and sc[S_NRUN] == 0:
             _finish(sc, vms, t)
             return DONE
+        if fast and no_more and nq == 0 and prov != P.STARTUP and prov != P.ODG:
+            _fast_finish(sc, running, vms, t)
+            return DONE
         # quiet: the next ticks decide as this one did until an event (an arrival, a completion,
         # a VM ready, an idle VM's hour boundary, an ODX/ODW threshold, a job overtaking the
         # head); with a queue, only if this tick changed nothing
@@ -359,63 +395,11 @@ def advance(sc, queue, running, vms, hist, jobs, prov, jobsel, vmsel, until, per
 
 
 @njit(cache=True)
-def _online_view(sc, queue, running, vms, hist, jobs):
-    """Turn a copied state into the start of an online simulation (module docstring)."""
-    t = sc[S_CLOCK]
-    step = sc[S_STEP]
-    nq = int(sc[S_NQ])
-    for i in range(nq):
-        if sc[S_MODE] == PREDICTED:
-            queue[i, Q_EST] = _predict(queue[i, Q_USER], queue[i, Q_REQ], queue[i, Q_RUN], jobs,
-                                       hist)
-        queue[i, Q_RUN] = queue[i, Q_EST]
-    busy = 0.0
-    for s in range(running.shape[0]):
-        if running[s, R_ACTIVE] > 0:
-            end = running[s, R_START] + running[s, R_EST]
-            if end <= t:
-                end = running[s, R_START] + running[s, R_REQ]
-                if end <= t:
-                    end = t + step
-            running[s, R_END] = end
-            running[s, R_ID] = jobs.shape[0]  # outside the trace: no user history update
-            busy += running[s, R_N] * (end - t)
-    paid = 0.0
-    for v in range(int(sc[S_NV])):
-        paid -= t - vms[v, V_LEASE]
-    sc[S_BUSY] = busy
-    sc[S_PAID] = paid
-    sc[S_BSD] = 0.0
-    sc[S_STARTED] = 0.0
-    sc[S_ARRIVALS] = 0.0
-    sc[S_MODE] = 0.0
-
-
-@njit(cache=True)
 def utility(busy, paid, mean_bsd, kappa, alpha, beta):
     """U = κ·(R_J / R_V)^α·(1 / BSD)^β (spec §5); 0 when nothing was paid."""
     if paid <= 0 or mean_bsd <= 0:
         return 0.0
     return kappa * (busy / paid) ** alpha * (1.0 / mean_bsd) ** beta
-
-
-@njit(cache=True)
-def _online_scores(sc, queue, running, vms, hist, jobs, codes, kappa, alpha, beta, out):
-    nq = int(sc[S_NQ])
-    no_start = np.empty(0)
-    for p in range(codes.shape[0]):
-        s2 = sc.copy()
-        q2 = queue[:max(nq, 1)].copy()
-        r2 = running.copy()
-        v2 = vms.copy()
-        _online_view(s2, q2, r2, v2, hist, jobs)
-        advance(s2, q2, r2, v2, hist, jobs, codes[p, 0], codes[p, 1], codes[p, 2], np.inf, 0.0,
-                no_start)
-        bsd = s2[S_BSD] / s2[S_STARTED] if s2[S_STARTED] > 0 else 1.0
-        out[p, 0] = utility(s2[S_BUSY], s2[S_PAID], bsd, kappa, alpha, beta)
-        out[p, 1] = s2[S_BUSY]
-        out[p, 2] = s2[S_PAID]
-        out[p, 3] = bsd
 
 
 class CloudState:
@@ -459,10 +443,10 @@ class CloudState:
                           self.vms.copy(), self.hist.copy())
 
     def online_view(self, jobs) -> CloudState:
-        """A copy prepared for an online simulation (module docstring)."""
-        view = self.copy()
-        _online_view(view.sc, view.queue, view.running, view.vms, view.hist, jobs)
-        return view
+        """A copy prepared for an online simulation (:func:`mopt.cloud.online.online_view`)."""
+        from mopt.cloud.online import online_view
+
+        return online_view(self, jobs)
 
     @property
     def clock(self) -> float:
@@ -484,16 +468,3 @@ class CloudState:
     def mean_bsd(self) -> float:
         n = self.sc[S_STARTED]
         return float(self.sc[S_BSD] / n) if n > 0 else 1.0
-
-
-def online_scores(state: CloudState, jobs, codes, *, kappa=100.0, alpha=1.0, beta=1.0):
-    """Online simulations of several policies from ``state`` in one compiled call.
-
-    ``codes`` is an (k, 3) int array of policy codes; returns a (k, 4) array of U, busy
-    VM-seconds, paid VM-seconds and mean BSD of the queued jobs for each policy.
-    """
-    codes = np.asarray(codes, dtype=np.int64).reshape(-1, 3)
-    out = np.empty((len(codes), 4))
-    _online_scores(state.sc, state.queue, state.running, state.vms, state.hist, jobs, codes,
-                   float(kappa), float(alpha), float(beta), out)
-    return out

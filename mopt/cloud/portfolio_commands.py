@@ -9,8 +9,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import pandas as pd
-
 __all__ = ["add_parser", "run"]
 
 #: SC13's cloud (boot 120 s, 256 VMs) for its portfolio; JSSPP's (boot 4 min, 64 VMs) for its own
@@ -58,27 +56,10 @@ def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
     return p
 
 
-def _jobs(args) -> pd.DataFrame:
-    from mopt.cloud.swf import read_swf
-    from mopt.cloud.traces import TRACES, clean, load_trace
-
-    if args.trace.strip().lower() in {k.lower() for k in TRACES}:
-        df = load_trace(args.trace, size_limit=args.size_limit)
-    elif Path(args.trace).is_file():
-        df = clean(read_swf(args.trace), size_limit=args.size_limit)
-    else:
-        from mopt.core.errors import InputError
-
-        raise InputError(f"'--trace' must be one of {', '.join(TRACES)} or an SWF file; "
-                         f"got {args.trace!r}.")
-    if args.max_jobs:
-        df = df.head(args.max_jobs).reset_index(drop=True)
-    return df
-
-
 def run(args) -> int:
     """Run ``mopt portfolio`` with parsed ``args``; return the exit code."""
     from mopt.cli import _check_out, format_table
+    from mopt.cloud.commands import load_jobs
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
     from mopt.core.result import atomic_write
@@ -97,7 +78,7 @@ def run(args) -> int:
     TimeConstrainedSelection(len(policies), args.budget, args.ratio)
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
     out = _check_out(Path(args.out))
-    jobs = _jobs(args)
+    jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
     bar = None
     if not args.quiet:
         from tqdm import tqdm

@@ -14,7 +14,8 @@ selection, λ = 0.6; with Δ >= the portfolio's size every policy is simulated e
 
 Choices that are ours: before the first selection the first policy of the portfolio is active; the
 online simulations of one selection run in one compiled call (:func:`mopt.cloud.engine.online_scores`)
-and touch only the live queue, running jobs and VMs; a one-policy portfolio never selects.
+and touch only the live queue, running jobs and VMs, and finish in one step once the last queued
+job has started (the VMs' releases are then known: tested against ticking on); a one-policy portfolio never selects.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.cloud import engine as E
+from mopt.cloud.online import online_scores
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
 from mopt.cloud.simulate import CloudRun, run_result, start_run
@@ -69,24 +71,40 @@ class PortfolioRun(CloudRun):
         return pd.Series(counts / total if total else counts * 0.0, index=names, name="share")
 
 
-def _live(state: E.CloudState) -> E.CloudState:
-    """The state with its running-job table cut down to the live jobs plus one free slot per
-    queued job (all an online simulation can fill: it takes no arrivals), the VMs' slot numbers
-    renumbered to match. The engine loops over every slot on every tick, so this keeps an online
-    simulation's cost in the queued and running jobs, not in the cap on VMs (ours; the results
-    are the same, tested against the plain-Python model)."""
-    running = state.running
-    live = np.flatnonzero(running[:, E.R_ACTIVE] > 0)
-    compact = np.zeros((len(live) + max(state.queue_length, 1), running.shape[1]))
-    compact[: len(live)] = running[live]
-    renumber = np.full(len(running), -1.0)
-    renumber[live] = np.arange(len(live))
-    vms = state.vms.copy()
-    nv = int(state.sc[E.S_NV])
-    slot = vms[:nv, E.V_SLOT].astype(np.int64)
-    busy = slot >= 0
-    vms[:nv, E.V_SLOT][busy] = renumber[slot[busy]]
-    return E.CloudState(state.sc, state.queue, compact, vms, state.hist)
+def run_selections(state: E.CloudState, table: np.ndarray, codes: np.ndarray,
+                   selection: TimeConstrainedSelection, every: float, start: np.ndarray,
+                   score) -> dict[str, list]:
+    """Run ``state`` to the end, selecting a policy on every due tick (spec §6); returns the log.
+
+    ``score(planned)`` gives the online utility of each planned policy index at the current
+    state (:func:`simulate_portfolio` passes the spec's window utility; the diagnostics in
+    ``experiments/portfolio_diagnose.py`` pass other readings). ``every`` is the selection period
+    in seconds (0: never select); ``start`` receives the jobs' start times.
+    """
+    log: dict[str, list] = {"time": [], "policy": [], "queue": [], "simulated": [], "utility": []}
+
+    def select() -> int:
+        planned = selection.plan()
+        scores = np.asarray(score(planned), dtype=np.float64)
+        chosen = selection.update(dict(zip(planned, scores.tolist(), strict=True)))
+        log["time"].append(state.clock)
+        log["policy"].append(chosen)
+        log["queue"].append(state.queue_length)
+        log["simulated"].append(len(planned))
+        log["utility"].append(selection.last_scores[chosen])
+        return chosen
+
+    active = 0
+    if every > 0 and state.queue_length > 0 and state.clock % every == 0:
+        active = select()
+    while True:
+        status = state.advance(table, codes[active], period=every, out_start=start)
+        if status == E.SELECT:
+            active = select()
+        elif status == E.DONE:
+            return log
+        else:  # pragma: no cover - the engine refuses traces it cannot finish
+            raise RuntimeError(f"the portfolio simulation stopped without finishing (status {status}).")
 
 
 def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20,
@@ -135,31 +153,12 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     codes = np.array([p.codes for p in policies], dtype=np.int64)
     every = period * float(step) if len(policies) > 1 else 0.0
     start = np.full(len(table), np.nan)
-    log: dict[str, list] = {"time": [], "policy": [], "queue": [], "simulated": [], "utility": []}
 
-    def select() -> int:
-        planned = selection.plan()
-        scores = E.online_scores(_live(state), table, codes[planned], kappa=kappa, alpha=alpha,
-                                 beta=beta)
-        chosen = selection.update(dict(zip(planned, scores[:, 0].tolist(), strict=True)))
-        log["time"].append(state.clock)
-        log["policy"].append(chosen)
-        log["queue"].append(state.queue_length)
-        log["simulated"].append(len(planned))
-        log["utility"].append(selection.last_scores[chosen])
-        return chosen
+    def score(planned: list[int]) -> np.ndarray:
+        return online_scores(state, table, codes[planned], kappa=kappa, alpha=alpha,
+                               beta=beta)[:, 0]
 
-    active = 0
-    if every > 0 and state.queue_length > 0 and state.clock % every == 0:
-        active = select()
-    while True:
-        status = state.advance(table, codes[active], period=every, out_start=start)
-        if status == E.SELECT:
-            active = select()
-        elif status == E.DONE:
-            break
-        else:  # pragma: no cover - the engine refuses traces it cannot finish
-            raise RuntimeError(f"the portfolio simulation stopped without finishing (status {status}).")
+    log = run_selections(state, table, codes, selection, every, start, score)
     out, summary = run_result(table, frame, info, state, start, kappa=kappa, alpha=alpha, beta=beta)
     frame_log = pd.DataFrame(log)
     frame_log.insert(2, "name", [policies[i].name for i in log["policy"]])

@@ -85,7 +85,8 @@ class TimeConstrainedSelection:
         self.budget = check_int("budget", budget, low=1)
         self.ratio = check_number("ratio", ratio, low=0.0, high=1.0, low_open=True)
         # Exact λ so that ceil(λ·|Q|) is not pushed up by rounding (0.7 * 10 = 7.000000000000001).
-        self._ratio = Fraction(self.ratio).limit_denominator(10**6)
+        ratio = Fraction(self.ratio).limit_denominator(10**6)
+        self._num, self._den = ratio.numerator, ratio.denominator
         self._rng = _generator(seed)
         self.smart: list[int] = list(range(self.n_policies))
         self.stale: list[int] = []
@@ -176,7 +177,7 @@ class TimeConstrainedSelection:
         scores = {p: float(scores[p]) for p in simulated}
         # Unsimulated Smart to the end of Stale; the top ceil(ratio*|Q|) become Smart (stable).
         ranked = _stable_descending(simulated, scores)
-        keep = math.ceil(self._ratio * len(ranked))
+        keep = -(-self._num * len(ranked) // self._den)  # ceil(λ·|Q|) in integers
         self.stale = self.stale[n_stale:] + self.smart[n_smart:]
         self.smart = ranked[:keep]
         self.poor = poor + ranked[keep:]

@@ -65,10 +65,10 @@ def sigterm_raises() -> Iterator[None]:
 
     Examples
     --------
-    >>> import os, signal
+    >>> import signal
     >>> try:
     ...     with sigterm_raises():
-    ...         os.kill(os.getpid(), signal.SIGTERM)
+    ...         signal.raise_signal(signal.SIGTERM)  # delivered to this thread, handled at once
     ... except Terminated:
     ...     print("cleaned up")
     cleaned up
@@ -99,11 +99,11 @@ def deferred_signals() -> Iterator[None]:
 
     Examples
     --------
-    >>> import os, signal
+    >>> import signal
     >>> done = []
     >>> try:
     ...     with deferred_signals():
-    ...         os.kill(os.getpid(), signal.SIGINT)
+    ...         signal.raise_signal(signal.SIGINT)
     ...         done.append("the whole section")
     ... except KeyboardInterrupt:
     ...     print(done)

@@ -8,6 +8,7 @@ import pytest
 
 from mopt.cloud import Policy, simulate
 from mopt.cloud import engine as E
+from mopt.cloud.online import online_scores
 from mopt.cloud.simulate import prepare_jobs
 
 ODA = Policy("ODA-FCFS-FirstFit").codes
@@ -29,7 +30,7 @@ def test_online_score_of_the_spec_job():
     # at tick 0 one 4-VM, 600 s job is queued; simulated under ODA-FCFS from here it is spec
     # §5's check: busy 2400, paid 14400 VM-seconds, BSD 1.2, U = 13.89. ODB leases the same.
     table, state = _state(pd.DataFrame({"submit_time": [0], "run_time": [600], "n_procs": [4]}))
-    out = E.online_scores(state, table, [ODA, Policy("ODB-LXF-BestFit").codes])
+    out = online_scores(state, table, [ODA, Policy("ODB-LXF-BestFit").codes])
     np.testing.assert_allclose(out[0], [100 / 6 / 1.2, 2400, 14400, 1.2])
     np.testing.assert_allclose(out[1], out[0])
     assert state.clock == 0 and state.queue_length == 1  # the state itself is untouched
@@ -46,7 +47,7 @@ def test_online_view_of_running_jobs():
     view = state.online_view(table)
     assert view.advance(table, ODA) == E.DONE
     assert (view.busy, view.paid, view.mean_bsd) == (2180, 17200, pytest.approx(2.2))
-    np.testing.assert_allclose(E.online_scores(state, table, [ODA])[0],
+    np.testing.assert_allclose(online_scores(state, table, [ODA])[0],
                                [100 * 2180 / 17200 / 2.2, 2180, 17200, 2.2])
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from mopt.cloud import Policy, simulate
-from mopt.cloud import engine as E
+from mopt.cloud.online import online_scores
 from mopt.cloud.portfolio_scheduler import simulate_portfolio
 from mopt.cloud.simulate import start_run
 from mopt.core.errors import InputError
@@ -38,7 +38,7 @@ def test_hand_checked_selection_of_oda_over_odx():
     df = pd.DataFrame({"submit_time": [0], "run_time": [600], "n_procs": [4]})
     table, _, _, state = start_run(df, boot_delay=120, step=20, max_vms=256, runtime="actual",
                                    kappa=100, alpha=1, beta=1, drop_wide=False)
-    scores = E.online_scores(state, table, [Policy(ODX).codes, Policy(ODA).codes])
+    scores = online_scores(state, table, [Policy(ODX).codes, Policy(ODA).codes])
     assert scores[:, 0] == pytest.approx([100 / 6 / (1340 / 600), 100 / 6 / 1.2])
     run = simulate_portfolio(df, [ODX, ODA], seed=0)
     assert run.log.loc[0, ["time", "name"]].tolist() == [0.0, ODA]

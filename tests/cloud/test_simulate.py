@@ -242,3 +242,17 @@ def test_empty_or_unclean_trace():
         simulate(trace((0, 10, 1)), "ODA-FCFS-FirstFit", boot_delay=1e300)
     with pytest.raises(InputError, match="no column 'n_procs'"):
         simulate(pd.DataFrame({"submit_time": [0], "run_time": [5]}), "ODA-FCFS-FirstFit")
+
+
+def test_the_simulate_function_survives_importing_its_submodule():
+    # `from mopt.cloud.simulate import start_run` first binds the submodule mopt.cloud.simulate
+    # as the package's attribute `simulate`; `from mopt.cloud import simulate` must still give
+    # the function (a test ordering once made it the module: "'module' object is not callable")
+    import subprocess
+    import sys
+
+    code = ("from mopt.cloud.simulate import start_run\nfrom mopt.cloud import simulate\n"
+            "import mopt.cloud\nprint(callable(simulate), mopt.cloud.simulate is simulate, "
+            "simulate.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "mopt.cloud.simulate"]

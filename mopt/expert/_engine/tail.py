@@ -82,12 +82,6 @@ def _tail_workspace(n_remaining, n_unreliable, n_rel):
     return ws_flags, ws_int, ws_float
 
 
-@njit(cache=True, inline="always")
-def _carve(workspace, start, size):
-    """The view ``workspace[start : start + size]`` and the start of the next one."""
-    return workspace[start : start + size], start + size
-
-
 @njit(cache=True)
 def _tail_phase(model, strategy, key, state, max_instances, out, workspace):
     """:func:`tail_phase` on a caller-provided ``workspace`` (see :func:`_tail_workspace`)."""
@@ -120,19 +114,31 @@ def _tail_phase(model, strategy, key, state, max_instances, out, workspace):
     queued_ur = flags[n_rem : 2 * n_rem]
     queued_rel = flags[2 * n_rem : 3 * n_rem]
     has_rel = flags[3 * n_rem : 4 * n_rem]
-    n_tail_ur, a = _carve(ws_int, 0, n_rem)
+    a = 0
+    n_tail_ur = ws_int[a : a + n_rem]
     n_tail_ur[:] = 0
-    ur_queue, a = _carve(ws_int, a, q_cap)  # FCFS queues as ring buffers: a task has at most
-    rel_queue, a = _carve(ws_int, a, q_cap)  # one entry per queue at any time
-    tf_row, a = _carve(ws_int, a, q_cap)
-    rr_row, a = _carve(ws_int, a, fifo_cap_rel)
-    ff_row, a = _carve(ws_int, a, fifo_cap_ur)
-    sh_row, a = _carve(ws_int, a, fifo_cap_ur)
-    tf_time, a = _carve(ws_float, 0, q_cap)
-    rr_time, a = _carve(ws_float, a, fifo_cap_rel)
-    ff_time, a = _carve(ws_float, a, fifo_cap_ur)
-    sh_time, a = _carve(ws_float, a, fifo_cap_ur)
-    sh_pay, a = _carve(ws_float, a, fifo_cap_ur)
+    a += n_rem
+    ur_queue = ws_int[a : a + q_cap]  # FCFS queues as ring buffers: a task has at most
+    a += q_cap  # one entry per queue at any time
+    rel_queue = ws_int[a : a + q_cap]
+    a += q_cap
+    tf_row = ws_int[a : a + q_cap]
+    a += q_cap
+    rr_row = ws_int[a : a + fifo_cap_rel]
+    a += fifo_cap_rel
+    ff_row = ws_int[a : a + fifo_cap_ur]
+    a += fifo_cap_ur
+    sh_row = ws_int[a : a + fifo_cap_ur]
+    a = 0
+    tf_time = ws_float[a : a + q_cap]
+    a += q_cap
+    rr_time = ws_float[a : a + fifo_cap_rel]
+    a += fifo_cap_rel
+    ff_time = ws_float[a : a + fifo_cap_ur]
+    a += fifo_cap_ur
+    sh_time = ws_float[a : a + fifo_cap_ur]
+    a += fifo_cap_ur
+    sh_pay = ws_float[a : a + fifo_cap_ur]
     ur_head = 0
     ur_count = 0
     rel_head = 0
