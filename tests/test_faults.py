@@ -22,7 +22,7 @@ from conftest import assert_same_result
 
 import mopt
 from mopt import Result
-from mopt.core.execute import local_cluster
+from mopt.core.execute import kernel_threads, local_cluster
 from mopt.expert import NTDMrProblem, reference_environment
 
 REFERENCE = Path(__file__).resolve().parents[1] / "examples" / "reference.toml"
@@ -42,6 +42,12 @@ def dask_client():
     with local_cluster(2, threads=1) as client:
         mopt.solve(NTDMrProblem(reference_environment(0.1)), "exhaustive", seed=1, n_reps=2, executor=client)
         yield client
+
+
+def test_a_one_thread_worker_runs_its_kernels_on_one_thread(dask_client):
+    # the nanny sets NUMBA_NUM_THREADS=1 in each worker after numba has read its default (every
+    # core): the kernels must follow the variable, or 2 workers on 2 cores run 4 kernel threads
+    assert set(dask_client.run(kernel_threads).values()) == {1}
 
 
 def journal_rows(path: Path) -> int:

@@ -25,13 +25,30 @@ import numpy as np
 
 from mopt.core.inputs import check_workers
 
-__all__ = ["Runner", "local_cluster", "make_batches", "n_workers"]
+__all__ = ["Runner", "kernel_threads", "local_cluster", "make_batches", "n_workers"]
 
 #: in-process with a journal, batches last at least about this long (seconds)
 COMMIT_SECONDS = 0.2
 #: on an executor, a round is cut into about this many batches per worker (benchmarks/scale.py:
 #: on the WL3 frontier 8 beats 4 by 1.4x with 2 Dask workers, the last batches being shorter)
 BATCHES_PER_WORKER = 8
+
+
+def kernel_threads() -> int:
+    """How many threads a compiled simulator may use in this process, read at the call.
+
+    ``NUMBA_NUM_THREADS`` as the environment says *now*, else numba's own count; at least 1.
+    Read at the call, not from ``numba.config``: a Dask nanny sets the variable in its worker only
+    after the worker has unpickled its task's modules, by which time numba has read its default
+    (every core), so a one-thread worker would run its kernels on every core and two workers on
+    two cores would fight over them (``benchmarks/scale.py`` measured 1.08x instead of ≥ 1.7x).
+    """
+    value = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    import numba
+
+    return max(1, int(numba.config.NUMBA_NUM_THREADS))
 
 
 def make_batches(indices, reps, max_size: int) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import threading
 
+import numba
 import numpy as np
 from numba import njit, prange
+
+from mopt.core.execute import kernel_threads
 
 __all__ = ["clear_times", "clear_times_all", "class_busy"]
 
@@ -105,6 +108,14 @@ def _combine_serial(S, cet, tail):  # pragma: no cover - compiled; small calls: 
     return out
 
 
+def _parallel(kernel, *args):
+    """``kernel(*args)`` (a ``prange`` kernel) on :func:`~mopt.core.execute.kernel_threads`
+    threads, one launch at a time."""
+    with _LOCK:
+        numba.set_num_threads(min(kernel_threads(), numba.config.NUMBA_NUM_THREADS))
+        return kernel(*args)
+
+
 #: below this many (schedule, replication) pairs the serial kernel runs
 SERIAL_BELOW = 200_000
 #: up to this many schedules, each schedule's clusters are simulated without de-duplication
@@ -132,8 +143,7 @@ def clear_times(S, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     pos = np.ascontiguousarray(pos)
     if len(S) * Z.shape[0] < SERIAL_BELOW:
         return _combine_serial(pos, cet, tail)
-    with _LOCK:
-        return _combine(pos, cet, tail)
+    return _parallel(_combine, pos, cet, tail)
 
 
 @njit(cache=True, fastmath=True)
@@ -202,5 +212,4 @@ def clear_times_all(theta: int, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     # rows of the block θ_1 = v start after every schedule with a smaller θ_1
     counts = [count_partitions(theta - v, C - 1) for v in range(1, top + 1)]
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    with _LOCK:
-        return _space(cet, tail, int(theta), starts)
+    return _parallel(_space, cet, tail, int(theta), starts)

@@ -9,7 +9,7 @@ import pytest
 from conftest import assert_same_result
 
 import mopt
-from mopt.core.execute import Runner, make_batches, n_workers
+from mopt.core.execute import Runner, kernel_threads, make_batches, n_workers
 
 
 def pairs(batches):
@@ -77,3 +77,13 @@ def test_bad_batch_size_names_the_parameter():
     problem = mopt.NormalProblem([[1.0], [2.0]])
     with pytest.raises(mopt.InputError, match="'batch_size'"):
         mopt.solve(problem, "exhaustive", seed=1, batch_size=0)
+
+
+def test_kernel_threads_follow_the_environment_at_the_call(monkeypatch):
+    import numba
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "3")
+    assert kernel_threads() == 3
+    for bad in ("", "0", "-2", "two"):  # unset or not a positive count: numba's own
+        monkeypatch.setenv("NUMBA_NUM_THREADS", bad)
+        assert kernel_threads() == max(1, numba.config.NUMBA_NUM_THREADS)

@@ -7,10 +7,10 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 from numba import njit
 
+from mopt.core.execute import kernel_threads
 from mopt.expert._engine.constants import (
     MAX_INSTANCES,
     OUTPUT_COLUMNS,
@@ -72,7 +72,7 @@ def _in_threads(kernel, n_items, *args):
     parallel kernel takes minutes longer to compile on first use and needs numba's threading
     layer (which does not survive ``fork``).
     """
-    n = min(max(1, int(numba.config.NUMBA_NUM_THREADS)), n_items)
+    n = min(kernel_threads(), n_items)
     if n <= 1:
         kernel(0, n_items, *args)
         return
