@@ -10,7 +10,7 @@ processes with --first-seed/--seed-step and --runs figures/vmc_runs_<k>.csv).  T
 with 95 % t-intervals over seeds, figures) is built from every figures/<name>_runs*.csv.
 
 Other runs, reported beside the main one: ``--bp-alpha 0.8`` (Blind Pick at the paper's fraction,
-figures/vmc_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / merges only,
+figures/vmc_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / merges only / neither,
 figures/vmc_ablation_runs.csv), and ``--name vmc_k2000 --sample-size 2000 --sizes 32`` (a larger
 sample, its own report figures/vmc_k2000_*).
 """
@@ -89,12 +89,14 @@ def run_bp(args, path: Path) -> None:
                     print(f"seed {seed} {theta:>3} {kind} S{scen}: {label} {df.throughput.iloc[0]:.4f}", flush=True)
 
 
-#: eOO with one of Algorithms 2 and 3 switched off (threshold 0: never split; 1: never merge)
-ABLATION = {"eoo_split_only": {"merge_threshold": 1.0}, "eoo_merge_only": {"split_threshold": 0.0}}
+#: eOO with one or both of Algorithms 2 and 3 switched off (threshold 0: never split; 1: never merge)
+ABLATION = {"eoo_split_only": {"merge_threshold": 1.0}, "eoo_merge_only": {"split_threshold": 0.0},
+            "eoo_neither": {"split_threshold": 0.0, "merge_threshold": 1.0}}
 
 
 def run_ablation(args, path: Path) -> None:
-    """Scenario 2's eOO with only splits or only merges, to see what each does (ours)."""
+    """Scenario 2's eOO with only splits, only merges or neither (stages of t, as iOO's), to see what
+    each does (ours)."""
     done = pd.read_csv(path) if path.exists() else pd.DataFrame()
     have = set(zip(done.seed, done.theta, done.workload, done.method, strict=True)) if len(done) else set()
     rows = [done] if len(done) else []
@@ -270,7 +272,7 @@ def report(paths, args) -> str:
         methods = [m for m in ["ioo", *ABLATION] if m in set(both.method)]
         a = relative(both[both.method.isin(["eoo", *methods])], 2, "eoo")
         parts.append(table_md(a, methods, None, "Ablation (Scenario 2): iOO and eOO with splits only / merges "
-                                                "only, (T − T_eOO)/T_eOO in %"))
+                                                "only / neither, (T − T_eOO)/T_eOO in %"))
         parts.append("Means over cells: " + ", ".join(f"{LABEL.get(m, m)} {a[a.method == m]['mean'].mean():+.2f} %"
                                                       for m in methods) + ".")
     text = "\n\n".join(parts) + "\n"
@@ -310,11 +312,14 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=Path, default=None, help="runs file (default figures/NAME_runs.csv)")
     ap.add_argument("--report-only", action="store_true", help="report every figures/vmc_runs*.csv")
     ap.add_argument("--ablation", action="store_true",
-                    help="instead: Scenario 2's eOO with splits only / merges only (figures/vmc_ablation_runs.csv)")
+                    help="instead: Scenario 2's eOO with splits only / merges only / neither "
+                         "(figures/vmc_ablation_runs.csv)")
     ap.add_argument("--bp-alpha", type=float, default=None,
                     help="instead: the Blind Pick sensitivity run at this fraction (figures/vmc_bp_runs*.csv)")
     args = ap.parse_args(argv)
-    args.runs = args.runs or FIGURES / f"{args.name}_runs.csv"
+    # the side runs default to their own files: the main report reads every figures/NAME_runs*.csv
+    kind = "_bp" if args.bp_alpha is not None else "_ablation" if args.ablation else ""
+    args.runs = args.runs or FIGURES / f"{args.name}{kind}_runs.csv"
     if args.bp_alpha is not None:
         run_bp(args, args.runs)
         return 0

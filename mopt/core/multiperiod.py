@@ -65,9 +65,11 @@ class MultiPeriodProblem:
         """Stage boundaries of the common grid (start, ..., horizon)."""
         raise NotImplementedError
 
-    def adaptive_grid(self) -> np.ndarray:
-        """Stage boundaries of adaptive methods (eOO); default: the base grid."""
-        return self.base_grid()
+    def adaptive_grid(self, start: float | None = None) -> np.ndarray:
+        """Stage boundaries of adaptive methods (eOO) from ``start`` (None: the problem's ``start``)
+        to at least the horizon; default: the base grid's boundaries after ``start``."""
+        grid = self.base_grid()
+        return grid if start is None else np.concatenate([[float(start)], grid[grid > start]])
 
     def initial_state(self):
         """The system's state at ``start``."""

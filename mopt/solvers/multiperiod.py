@@ -9,8 +9,10 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
 - ``ioo`` (also ``oo``): a rough pass of ``n_rough`` (n) replications over all designs, then the
   top ``s`` get N in all (:class:`mopt.solvers.oo.OO`);
 - ``eoo``: iOO on adaptive stages (the problem's ``adaptive_grid``, Algorithms 2 and 3), stage k
-  searching with a budget of width(stage k−1) / O replications (the first: its own width / O);
-  its selection set is what the budget left after the rough pass pays for (:func:`_stage_plan`);
+  searching with a budget of width(stage k−1) / O replications (Scenario 1's first: its own width
+  / O; in Scenario 2 the initial schedule runs for iOO's first stage, then the adaptive stages
+  begin, ours, see :func:`_stage_grid`); its selection set is what the budget left after the rough
+  pass pays for (:func:`_stage_plan`);
 - ``eoo_ocba``: OCBA (``n0`` = 10, about 8 rounds, ours) over the designs eOO's rough pass would
   order, with exactly what eOO spends on the stage (the paper: OCBA replaces "its equal schedule
   simulation allocation"); its n0 replications play the rough pass.
@@ -192,16 +194,29 @@ def _row(k, start, end, mp, design, stage: Stage, overhead, n_evals):
     return row
 
 
+def _budget(width: float, cost: float) -> int:
+    """Replications that ``width`` simulated seconds pay for at ``cost`` each (a width of exactly
+    k·cost pays k, whatever the rounding of the division)."""
+    return int(math.floor(width / cost + 1e-9)) if cost > 0 else 0
+
+
 def _stage_grid(mp, method, o, seed, solve_kw) -> np.ndarray:
-    """Scenario 2's stage boundaries for ``method``: each non-adaptive stage lasts its search overhead."""
-    if method in ("eoo", "eoo_ocba"):
-        return mp.adaptive_grid()
+    """Scenario 2's stage boundaries for ``method``: each non-adaptive stage lasts its search overhead.
+
+    eOO and eOO + OCBA (ours; the specification says only that the shared initial schedule runs
+    first): the initial schedule runs while eOO's first search runs, and that search is iOO's, so
+    the initial stage lasts iOO's first stage for every OO method; the adaptive stages (Algorithms 2
+    and 3 on base periods of t) start after it, the first searched with iOO's budget (its width / O).
+    """
+    adaptive = method in ("eoo", "eoo_ocba")
     grid = mp.base_grid()
     prob = mp.stage_problem(grid[0], grid[1], mp.initial_state(), 0)
-    _, _, budget = _fixed_search(prob, method, o)
+    _, _, budget = _fixed_search(prob, "ioo" if adaptive else method, o)
     T = budget * mp.overhead_per_rep
     if not T > 0:
         raise InputError("'overhead_per_rep' must be > 0 in Scenario 2 (stage length = search overhead).")
+    if adaptive:
+        return np.concatenate([[mp.start], mp.adaptive_grid(mp.start + T)])
     n = max(1, math.ceil((mp.horizon - mp.start) / T))
     return mp.start + T * np.arange(n + 1)
 
@@ -228,7 +243,7 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
         prev = None
         for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
             width = (b - a) if prev is None else prev
-            design, spent = _search(mp, method, o, a, b, state, int(width / cost) if cost > 0 else 0, entropy, kw)
+            design, spent = _search(mp, method, o, a, b, state, _budget(width, cost), entropy, kw)
             state, st = mp.run(state, design, a, b)
             rows.append(_row(k, a, b, mp, design, st, spent * cost, spent))
             prev = b - a
@@ -240,7 +255,7 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
             nxt = None
             if k + 2 < len(grid):  # search the next stage while this one runs
                 projected = mp.project(state, design, a, b)
-                nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, int((b - a) / cost), entropy, kw)
+                nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, _budget(b - a, cost), entropy, kw)
             state, st = mp.run(state, design, a, b)
             rows.append(_row(k, a, b, mp, design, st, spent_now * cost, spent_now))
             if nxt is not None:

@@ -138,9 +138,16 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         n = max(1, math.ceil((self.horizon - self.start) / self.base_period))
         return self.start + self.base_period * np.arange(n + 1)
 
-    def adaptive_grid(self) -> np.ndarray:
-        grid = self.base_grid()
-        return adaptive_stages(self.times, self.batches, grid[0], grid[-1], self.base_period,
+    def adaptive_grid(self, start: float | None = None) -> np.ndarray:
+        """Algorithms 2 and 3 on base periods of t from ``start`` (None: the base grid's start) to
+        the first multiple of t from ``start`` at or after the horizon."""
+        if start is None:
+            grid = self.base_grid()
+            a, b = grid[0], grid[-1]
+        else:
+            a = float(start)
+            b = a + self.base_period * max(1, math.ceil((self.horizon - a) / self.base_period))
+        return adaptive_stages(self.times, self.batches, a, b, self.base_period,
                                self.split_threshold, self.merge_threshold)
 
     # -- states and designs --------------------------------------------------------------------------

@@ -81,8 +81,31 @@ def test_eoo_budget_is_the_previous_stage_width():
         body = st[st["stage"] != "drain"]
         width = (body["end"] - body["start"]).to_numpy()
         spent = body["n_evals"].to_numpy()
-        assert (spent[1:] <= np.floor(width[:-1] / 0.2) + 1e-9).all()
-        assert set(np.round(width / 200.0, 9)) <= {0.5, 1.0, 1.5, 2.0}
+        assert (spent[1:] <= np.floor(width[:-1] / 0.2 + 1e-9)).all()
+        # stage 0 is the initial schedule (iOO's first stage, see below); then the adaptive stages
+        assert set(np.round(width[1:] / 200.0, 9)) <= {0.5, 1.0, 1.5, 2.0}
+
+
+@pytest.mark.parametrize("method", ["eoo", "eoo_ocba"])
+def test_scenario2_initial_schedule_runs_as_long_for_eoo_as_for_ioo(method):
+    # merge_threshold 0 merges every pair of stages with batches: eOO's first adaptive stage is 2t,
+    # over which the random initial schedule used to run (iOO's runs one stage of its own)
+    mp, w = _mp(2, overhead_per_rep=0.2, merge_threshold=0.0)
+    assert np.diff(mp.adaptive_grid())[0] == pytest.approx(400.0)  # 2t from the start
+    io = mopt.solve(mp, "ioo", seed=1, **FAST).stages
+    eo = mopt.solve(mp, method, seed=1, **FAST).stages
+    # iOO's stage on 28 designs: (28 x 4 rough + 3 x (40 - 4) more) x 0.2 s = 220 x 0.2 = 44 s
+    assert io["end"].iloc[0] == pytest.approx(44.0)
+    # the same initial stage for both: same span, schedule, work and busy time, no search charged
+    first = ["start", "end", *[f"theta_{c}" for c in range(1, 8)], "finished", "busy_time", "overhead"]
+    assert eo[first].iloc[0].tolist() == io[first].iloc[0].tolist()
+    # eOO's adaptive stages begin at 44 s, base periods of t = 200 s merged: 44, 444, 844, 1244
+    assert eo["start"].iloc[1] == pytest.approx(44.0)
+    assert eo[eo["stage"] != "drain"]["end"].iloc[-1] == pytest.approx(1244.0)
+    # stage 1 was searched during the initial stage with its width / O = 220 replications: eOO's
+    # plan on 28 designs spends n = 4 on all and 36 more on s = (220 - 112) // 36 = 3, as iOO does
+    assert eo["n_evals"].iloc[1] == io["n_evals"].iloc[1] == 220
+    assert eo["finished"].sum() == pytest.approx(w.batches.sum(), rel=1e-9)
 
 
 def test_huge_space_is_sampled_the_same_for_every_method():
