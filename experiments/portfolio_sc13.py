@@ -3,15 +3,17 @@
 utility's exponents α, β (Fig. 6).
 
     python experiments/portfolio_sc13.py versus --traces KTH-SP2 SDSC-SP2 LPC-EGEE
-    python experiments/portfolio_sc13.py versus --traces KTH-SP2 --runtime predicted
-    python experiments/portfolio_sc13.py budget --traces KTH-SP2 --max-jobs 5000
-    python experiments/portfolio_sc13.py period --traces KTH-SP2 --max-jobs 5000
-    python experiments/portfolio_sc13.py exponents --traces KTH-SP2 --max-jobs 5000
+    python experiments/portfolio_sc13.py versus --traces KTH-SP2 SDSC-SP2 LPC-EGEE --runtime predicted
+    python experiments/portfolio_sc13.py budget --traces KTH-SP2
+    python experiments/portfolio_sc13.py period --traces KTH-SP2 [--max-jobs 4000]
+    python experiments/portfolio_sc13.py exponents --traces KTH-SP2 [--max-jobs 4000]
 
-Writes figures/portfolio_<experiment>[_<runtime>].png/.md. Traces come from MOPT_DATA_DIR (or are
-fetched), cleaned as SC13 did with jobs of at most 64 processors; SC13's cloud: boot 120 s, 20 s
-scheduling step, at most 256 VMs, U with κ = 100, α = β = 1. Algorithm 1 draws its Poor policies
-from seed 1; nothing else is random, so one run per setting is the whole experiment.
+Writes figures/portfolio_versus_<trace>[_<runtime>][_first<N>].png/.md and
+figures/portfolio_<budget|period|exponents>[_first<N>].png/.md (N = --max-jobs). Traces come from
+MOPT_DATA_DIR (or are fetched), cleaned as SC13 did with jobs of at most 64 processors; SC13's
+cloud: boot 120 s, 20 s scheduling step, at most 256 VMs, U with κ = 100, α = β = 1. Algorithm 1
+draws its Poor policies from seed 1; nothing else is random, so one run per setting is the whole
+experiment.
 """
 
 from __future__ import annotations
@@ -130,9 +132,10 @@ def sweep(args, what: str) -> None:
                  f"{', '.join(args.traces)}, {'first ' + str(args.max_jobs) if args.max_jobs else 'all'}"
                  f" jobs, {args.runtime} runtimes, seed {SEED}", fontsize=10)
     fig.tight_layout()
-    save_figure(fig, FIGURES / f"portfolio_{what}.png")
+    tag = f"portfolio_{what}" + (f"_first{args.max_jobs}" if args.max_jobs else "")
+    save_figure(fig, FIGURES / f"{tag}.png")
     plt.close(fig)
-    report(f"portfolio_{what}", f"# SC13 Fig. {dict(budget=10, period=9, exponents=6)[what]}: "
+    report(tag, f"# SC13 Fig. {dict(budget=10, period=9, exponents=6)[what]}: "
            f"the portfolio's sensitivity to {xlabel}\n\n"
            f"{', '.join(args.traces)}, {'first ' + str(args.max_jobs) if args.max_jobs else 'all'} "
            f"jobs (<= 64 processors), {args.runtime} runtimes, seed {SEED}, default Δ = {args.budget}."
