@@ -53,17 +53,23 @@ PAPER4 = {"exhaustive": (12.64, 18.33, 16.54, 29.68), "blind_pick": (14.28, 16.5
           "ioo": (8.52, 11.11, 10.65, 23.73), "eoo": (2.27, 3.63, 2.01, 7.14)}
 
 
-def plan(seeds, sizes):
-    """Every (seed, theta, workload, scenario, methods) to run, seeds outer; eOO + OCBA (Table 4,
-    32 VMs only) in a second pass, after every seed of the others."""
+def plan(seeds, sizes, scenarios=(1, 2), workloads=KINDS, methods=None):
+    """Every (seed, theta, workload, scenario, methods) to run, seeds outer.  By default every
+    method of each scenario, and eOO + OCBA (Table 4, 32 VMs only) in a second pass, after every
+    seed of the others; with ``methods`` only those, all in one pass (eOO + OCBA at 32 VMs only)."""
     for seed in seeds:
         for theta in sizes:
-            for kind in KINDS:
-                yield seed, theta, kind, 1, SCENARIO_METHODS[1]
-                yield seed, theta, kind, 2, SCENARIO_METHODS[2]
-    if 32 in sizes:
+            for kind in workloads:
+                for scen in scenarios:
+                    ms = SCENARIO_METHODS[scen]
+                    if methods is not None:
+                        extra = ("eoo_ocba",) if scen == 2 and theta == 32 else ()
+                        ms = tuple(m for m in (*ms, *extra) if m in methods)
+                    if ms:
+                        yield seed, theta, kind, scen, ms
+    if 32 in sizes and 2 in scenarios and methods is None:
         for seed in seeds:
-            for kind in KINDS:
+            for kind in workloads:
                 yield seed, 32, kind, 2, ("eoo_ocba",)
 
 
@@ -123,7 +129,7 @@ def run(args, path: Path) -> None:
         have = set(zip(done.seed, done.theta, done.workload, done.scenario, done.method, strict=True))
     rows = [done] if len(done) else []
     seeds = range(args.first_seed, args.first_seed + args.seeds * args.seed_step, args.seed_step)
-    for seed, theta, kind, scen, methods in plan(seeds, args.sizes):
+    for seed, theta, kind, scen, methods in plan(seeds, args.sizes, args.scenarios, args.workloads, args.methods):
         methods = [m for m in methods if (seed, theta, kind, scen, m) not in have]
         if not methods:
             continue
@@ -153,6 +159,22 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
             hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else float("nan")
             out.append({"method": m, "theta": theta, "workload": kind, "mean": x.mean(), "hw": hw, "n": n})
     return pd.DataFrame(out)
+
+
+def over_seeds(runs: pd.DataFrame, m: str, ref: str, column: str = "throughput", gain: bool = False) -> str:
+    """Scenario 2's (x_m − x_ref)/x_ref (``gain``: /x_m) in %, averaged over the cells for each seed
+    that ran both methods in every cell, then a 95 % t-interval over those seeds (ours)."""
+    d = runs[runs.scenario == 2].pivot_table(index=["theta", "workload", "seed"], columns="method", values=column)
+    if not {m, ref} <= set(d.columns):
+        return "not run"
+    rel = ((d[m] - d[ref]) / (d[m] if gain else d[ref]) * 100).unstack(level=[0, 1]).dropna()
+    x = rel.mean(axis=1)
+    n = len(x)
+    if n < 2:
+        return f"{n} complete seed(s), no interval"
+    hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
+    return (f"{x.mean():+.2f} ± {hw:.2f} % (mean over {rel.shape[1]} cells, interval over the {n} seeds that ran "
+            f"every cell; {int((x > 0).sum())} of {n} seed means > 0)")
 
 
 def cell(r, paper=None) -> str:
@@ -215,8 +237,9 @@ def report(paths, args) -> str:
     t2 = relative(runs, 1, "ioo")
     t3 = relative(runs, 2, "eoo")
     t4 = relative(runs[runs.theta == 32], 2, "eoo_ocba", column="makespan", gain=True)
+    reduced = " (reduced for the machine)" if args.sample_size < 27132 else " (the specification's)"
     parts = [f"Runs: {len(runs)} (cells × seeds × methods); searched sample K = {args.sample_size} schedules "
-             "per period (reduced for the machine); 95 % t-intervals over seeds; n = seeds.", config_md(args)]
+             f"per period{reduced}; 95 % t-intervals over seeds; n = seeds.", config_md(args)]
     parts.append(table_md(t2, ["exhaustive", "blind_pick"], PAPER2,
                           "Table 2 (Scenario 1): (T_m − T_OO)/T_OO in %, + = better than OO"))
     parts.append(table_md(t3, ["exhaustive", "blind_pick", "ioo"], PAPER3,
@@ -252,6 +275,9 @@ def report(paths, args) -> str:
         checks.append(f"- Scenario 2, iOO vs MC: {r.mean():+.2f} % over {len(r)} cells, {int((r > 0).sum())} "
                       "of them > 0")
     checks.append(f"- 32 VMs, Scenario 2, eOO+OCBA's makespan gain over eOO (Table 4's row): {avg(t4, 'eoo')}")
+    checks.append(f"- Scenario 2, iOO vs eOO in throughput, seed by seed: {over_seeds(runs, 'ioo', 'eoo')}")
+    checks.append("- 32 VMs, Scenario 2, eOO+OCBA's makespan gain over eOO, seed by seed: "
+                  f"{over_seeds(runs[runs.theta == 32], 'eoo', 'eoo_ocba', 'makespan', gain=True)}")
     parts.append("\n".join(checks))
     bp_files = sorted(FIGURES.glob(f"{args.name}_bp_runs*.csv"))
     if bp_files:
@@ -279,8 +305,10 @@ def report(paths, args) -> str:
     for name, tab in ((f"{args.name}_table2", t2), (f"{args.name}_table3", t3), (f"{args.name}_table4", t4)):
         atomic_write(FIGURES / f"{name}.csv", lambda p, t=tab: t.to_csv(p, index=False))
     atomic_write(FIGURES / f"{args.name}_scenarios.md", lambda p: Path(p).write_text(text))
-    figure(runs, 1, SCENARIO_METHODS[1], f"{args.name}_scenario1", "Scenario 1 (like Fig. 9): throughput per cluster size")
-    figure(runs, 2, SCENARIO_METHODS[2], f"{args.name}_scenario2", "Scenario 2 (like Fig. 10): throughput per cluster size")
+    for scen, fig_title in ((1, "Scenario 1 (like Fig. 9)"), (2, "Scenario 2 (like Fig. 10)")):
+        methods = [m for m in SCENARIO_METHODS[scen] if m in set(runs[runs.scenario == scen].method)]
+        if methods:
+            figure(runs, scen, methods, f"{args.name}_scenario{scen}", f"{fig_title}: throughput per cluster size")
     d = runs[(runs.scenario == 2) & (runs.theta == 32)]
     if len(d):
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -316,7 +344,17 @@ def main(argv=None) -> int:
                          "(figures/vmc_ablation_runs.csv)")
     ap.add_argument("--bp-alpha", type=float, default=None,
                     help="instead: the Blind Pick sensitivity run at this fraction (figures/vmc_bp_runs*.csv)")
+    ap.add_argument("--scenarios", type=lambda s: tuple(int(x) for x in s.split(",")), default=(1, 2),
+                    help="run only these scenarios, e.g. 2")
+    ap.add_argument("--workloads", type=lambda s: tuple(s.split(",")), default=KINDS,
+                    help="run only these workloads, e.g. LFLD,HFHD")
+    ap.add_argument("--methods", type=lambda s: tuple(s.split(",")), default=None,
+                    help="run only these methods, all in one pass, e.g. ioo,eoo,eoo_ocba")
     args = ap.parse_args(argv)
+    bad = [x for x in (*args.workloads, *(args.methods or ()), *args.scenarios)
+           if x not in (*KINDS, *LABEL, 1, 2)]
+    if bad:
+        ap.error(f"unknown workload, method or scenario: {bad}")
     # the side runs default to their own files: the main report reads every figures/NAME_runs*.csv
     kind = "_bp" if args.bp_alpha is not None else "_ablation" if args.ablation else ""
     args.runs = args.runs or FIGURES / f"{args.name}{kind}_runs.csv"
