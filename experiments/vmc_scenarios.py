@@ -12,7 +12,9 @@ with 95 % t-intervals over seeds, figures) is built from every figures/<name>_ru
 Other runs, reported beside the main one: ``--bp-alpha 0.8`` (Blind Pick at the paper's fraction,
 figures/vmc_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / merges only / neither,
 figures/vmc_ablation_runs.csv), and ``--name vmc_k2000 --sample-size 2000 --sizes 32`` (a larger
-sample, its own report figures/vmc_k2000_*).
+sample, its own report figures/vmc_k2000_*).  ``--scenarios 2 --workloads ... --methods ioo,eoo``
+run only those (e.g. ``--name vmc_k27132 --sample-size 27132 --sizes 32 --scenarios 2 --methods
+ioo,eoo``, the specification's K).
 """
 
 from __future__ import annotations
@@ -53,17 +55,23 @@ PAPER4 = {"exhaustive": (12.64, 18.33, 16.54, 29.68), "blind_pick": (14.28, 16.5
           "ioo": (8.52, 11.11, 10.65, 23.73), "eoo": (2.27, 3.63, 2.01, 7.14)}
 
 
-def plan(seeds, sizes):
-    """Every (seed, theta, workload, scenario, methods) to run, seeds outer; eOO + OCBA (Table 4,
-    32 VMs only) in a second pass, after every seed of the others."""
+def plan(seeds, sizes, scenarios=(1, 2), workloads=KINDS, methods=None):
+    """Every (seed, theta, workload, scenario, methods) to run, seeds outer.  By default every
+    method of each scenario, and eOO + OCBA (Table 4, 32 VMs only) in a second pass, after every
+    seed of the others; with ``methods`` only those, all in one pass (eOO + OCBA at 32 VMs only)."""
     for seed in seeds:
         for theta in sizes:
-            for kind in KINDS:
-                yield seed, theta, kind, 1, SCENARIO_METHODS[1]
-                yield seed, theta, kind, 2, SCENARIO_METHODS[2]
-    if 32 in sizes:
+            for kind in workloads:
+                for scen in scenarios:
+                    ms = SCENARIO_METHODS[scen]
+                    if methods is not None:
+                        extra = ("eoo_ocba",) if scen == 2 and theta == 32 else ()
+                        ms = tuple(m for m in (*ms, *extra) if m in methods)
+                    if ms:
+                        yield seed, theta, kind, scen, ms
+    if 32 in sizes and 2 in scenarios and methods is None:
         for seed in seeds:
-            for kind in KINDS:
+            for kind in workloads:
                 yield seed, 32, kind, 2, ("eoo_ocba",)
 
 
@@ -123,7 +131,7 @@ def run(args, path: Path) -> None:
         have = set(zip(done.seed, done.theta, done.workload, done.scenario, done.method, strict=True))
     rows = [done] if len(done) else []
     seeds = range(args.first_seed, args.first_seed + args.seeds * args.seed_step, args.seed_step)
-    for seed, theta, kind, scen, methods in plan(seeds, args.sizes):
+    for seed, theta, kind, scen, methods in plan(seeds, args.sizes, args.scenarios, args.workloads, args.methods):
         methods = [m for m in methods if (seed, theta, kind, scen, m) not in have]
         if not methods:
             continue
@@ -153,6 +161,22 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
             hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else float("nan")
             out.append({"method": m, "theta": theta, "workload": kind, "mean": x.mean(), "hw": hw, "n": n})
     return pd.DataFrame(out)
+
+
+def over_seeds(runs: pd.DataFrame, m: str, ref: str, column: str = "throughput", gain: bool = False) -> str:
+    """Scenario 2's (x_m − x_ref)/x_ref (``gain``: /x_m) in %, averaged over the cells for each seed
+    that ran both methods in every cell, then a 95 % t-interval over those seeds (ours)."""
+    d = runs[runs.scenario == 2].pivot_table(index=["theta", "workload", "seed"], columns="method", values=column)
+    if not {m, ref} <= set(d.columns):
+        return "not run"
+    rel = ((d[m] - d[ref]) / (d[m] if gain else d[ref]) * 100).unstack(level=[0, 1]).dropna()
+    x = rel.mean(axis=1)
+    n = len(x)
+    if n < 2:
+        return f"{n} complete seed(s), no interval"
+    hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
+    return (f"{x.mean():+.2f} ± {hw:.2f} % (mean over {rel.shape[1]} cells, interval over the {n} seeds that ran "
+            f"every cell; {int((x > 0).sum())} of {n} seed means > 0)")
 
 
 def cell(r, paper=None) -> str:
@@ -215,12 +239,15 @@ def report(paths, args) -> str:
     t2 = relative(runs, 1, "ioo")
     t3 = relative(runs, 2, "eoo")
     t4 = relative(runs[runs.theta == 32], 2, "eoo_ocba", column="makespan", gain=True)
+    reduced = " (reduced for the machine)" if args.sample_size < 27132 else " (the specification's)"
     parts = [f"Runs: {len(runs)} (cells × seeds × methods); searched sample K = {args.sample_size} schedules "
-             "per period (reduced for the machine); 95 % t-intervals over seeds; n = seeds.", config_md(args)]
-    parts.append(table_md(t2, ["exhaustive", "blind_pick"], PAPER2,
-                          "Table 2 (Scenario 1): (T_m − T_OO)/T_OO in %, + = better than OO"))
-    parts.append(table_md(t3, ["exhaustive", "blind_pick", "ioo"], PAPER3,
-                          "Table 3 (Scenario 2): (T_m − T_eOO)/T_eOO in %, − = worse than eOO"))
+             f"per period{reduced}; 95 % t-intervals over seeds; n = seeds.", config_md(args)]
+    if len(t2):  # the tables of what ran only (a run may select scenarios and methods)
+        parts.append(table_md(t2, [m for m in ("exhaustive", "blind_pick") if m in set(t2.method)], PAPER2,
+                              "Table 2 (Scenario 1): (T_m − T_OO)/T_OO in %, + = better than OO"))
+    if len(t3):
+        parts.append(table_md(t3, [m for m in ("exhaustive", "blind_pick", "ioo") if m in set(t3.method)], PAPER3,
+                              "Table 3 (Scenario 2): (T_m − T_eOO)/T_eOO in %, − = worse than eOO"))
     lines = ["### Table 4 (Scenario 2, 32 VMs): (M_m − M_OCBA)/M_m with makespans, in %, + = OCBA better", "",
              "| method | " + " | ".join(KINDS) + " |", "|---|" + "---|" * len(KINDS)]
     for m in ("exhaustive", "blind_pick", "ioo", "eoo"):
@@ -229,7 +256,8 @@ def report(paths, args) -> str:
             x = t4[(t4.method == m) & (t4.workload == kind)]
             cells.append(cell(x.iloc[0], PAPER4[m][k]) if len(x) else "—")
         lines.append(f"| {LABEL[m]} | " + " | ".join(cells) + " |")
-    parts.append("\n".join(lines))
+    if len(t4):
+        parts.append("\n".join(lines))
     s1 = runs[runs.scenario == 1].groupby("method")["throughput"].mean()
     s2 = runs[runs.scenario == 2].groupby("method")["throughput"].mean()
     def avg(t, m):  # mean over cells of the per-cell mean relative difference (seeds paired), %
@@ -238,13 +266,14 @@ def report(paths, args) -> str:
 
     checks = ["### Must-hold orders", "",
               "Raw throughput means over cells and seeds, then the per-cell relative differences "
-              "(seeds paired) averaged over the cells:", "",
-              f"- Scenario 1: MC {s1.get('exhaustive', np.nan):.4f}, OO {s1.get('ioo', np.nan):.4f}, "
-              f"BP {s1.get('blind_pick', np.nan):.4f}; MC vs OO {avg(t2, 'exhaustive')}; "
-              f"BP vs OO {avg(t2, 'blind_pick')}",
-              f"- Scenario 2: eOO {s2.get('eoo', np.nan):.4f}, iOO {s2.get('ioo', np.nan):.4f}, "
-              f"MC {s2.get('exhaustive', np.nan):.4f}, BP {s2.get('blind_pick', np.nan):.4f}; "
-              f"iOO vs eOO {avg(t3, 'ioo')}; MC vs eOO {avg(t3, 'exhaustive')}"]
+              "(seeds paired) averaged over the cells:", ""]
+    if len(s1):
+        checks.append(f"- Scenario 1: MC {s1.get('exhaustive', np.nan):.4f}, OO {s1.get('ioo', np.nan):.4f}, "
+                      f"BP {s1.get('blind_pick', np.nan):.4f}; MC vs OO {avg(t2, 'exhaustive')}; "
+                      f"BP vs OO {avg(t2, 'blind_pick')}")
+    s2_methods = [m for m in ("eoo", "ioo", "exhaustive", "blind_pick") if m in s2.index]
+    checks.append("- Scenario 2: " + ", ".join(f"{LABEL[m]} {s2[m]:.4f}" for m in s2_methods) + "; " + "; ".join(
+        f"{LABEL[m]} vs eOO {avg(t3, m)}" for m in ("ioo", "exhaustive") if m in s2_methods))
     io = runs[runs.scenario == 2].pivot_table(index=["theta", "workload", "seed"], columns="method",
                                               values="throughput")
     if {"ioo", "exhaustive"} <= set(io.columns):
@@ -252,6 +281,9 @@ def report(paths, args) -> str:
         checks.append(f"- Scenario 2, iOO vs MC: {r.mean():+.2f} % over {len(r)} cells, {int((r > 0).sum())} "
                       "of them > 0")
     checks.append(f"- 32 VMs, Scenario 2, eOO+OCBA's makespan gain over eOO (Table 4's row): {avg(t4, 'eoo')}")
+    checks.append(f"- Scenario 2, iOO vs eOO in throughput, seed by seed: {over_seeds(runs, 'ioo', 'eoo')}")
+    checks.append("- 32 VMs, Scenario 2, eOO+OCBA's makespan gain over eOO, seed by seed: "
+                  f"{over_seeds(runs[runs.theta == 32], 'eoo', 'eoo_ocba', 'makespan', gain=True)}")
     parts.append("\n".join(checks))
     bp_files = sorted(FIGURES.glob(f"{args.name}_bp_runs*.csv"))
     if bp_files:
@@ -279,8 +311,10 @@ def report(paths, args) -> str:
     for name, tab in ((f"{args.name}_table2", t2), (f"{args.name}_table3", t3), (f"{args.name}_table4", t4)):
         atomic_write(FIGURES / f"{name}.csv", lambda p, t=tab: t.to_csv(p, index=False))
     atomic_write(FIGURES / f"{args.name}_scenarios.md", lambda p: Path(p).write_text(text))
-    figure(runs, 1, SCENARIO_METHODS[1], f"{args.name}_scenario1", "Scenario 1 (like Fig. 9): throughput per cluster size")
-    figure(runs, 2, SCENARIO_METHODS[2], f"{args.name}_scenario2", "Scenario 2 (like Fig. 10): throughput per cluster size")
+    for scen, fig_title in ((1, "Scenario 1 (like Fig. 9)"), (2, "Scenario 2 (like Fig. 10)")):
+        methods = [m for m in SCENARIO_METHODS[scen] if m in set(runs[runs.scenario == scen].method)]
+        if methods:
+            figure(runs, scen, methods, f"{args.name}_scenario{scen}", f"{fig_title}: throughput per cluster size")
     d = runs[(runs.scenario == 2) & (runs.theta == 32)]
     if len(d):
         fig, ax = plt.subplots(figsize=(7, 3.4))
@@ -316,7 +350,17 @@ def main(argv=None) -> int:
                          "(figures/vmc_ablation_runs.csv)")
     ap.add_argument("--bp-alpha", type=float, default=None,
                     help="instead: the Blind Pick sensitivity run at this fraction (figures/vmc_bp_runs*.csv)")
+    ap.add_argument("--scenarios", type=lambda s: tuple(int(x) for x in s.split(",")), default=(1, 2),
+                    help="run only these scenarios, e.g. 2")
+    ap.add_argument("--workloads", type=lambda s: tuple(s.split(",")), default=KINDS,
+                    help="run only these workloads, e.g. LFLD,HFHD")
+    ap.add_argument("--methods", type=lambda s: tuple(s.split(",")), default=None,
+                    help="run only these methods, all in one pass, e.g. ioo,eoo,eoo_ocba")
     args = ap.parse_args(argv)
+    bad = [x for x in (*args.workloads, *(args.methods or ()), *args.scenarios)
+           if x not in (*KINDS, *LABEL, 1, 2)]
+    if bad:
+        ap.error(f"unknown workload, method or scenario: {bad}")
     # the side runs default to their own files: the main report reads every figures/NAME_runs*.csv
     kind = "_bp" if args.bp_alpha is not None else "_ablation" if args.ablation else ""
     args.runs = args.runs or FIGURES / f"{args.name}{kind}_runs.csv"
