@@ -149,9 +149,9 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
     (x_m − x_ref)/x_m, Table 4's OCBA gain with makespans), in percent, over the seeds that ran both."""
     d = runs[runs.scenario == scenario].pivot_table(index=["theta", "workload", "seed"], columns="method",
                                                     values=column)
-    out = []
+    out, columns = [], ["method", "theta", "workload", "mean", "hw", "n"]
     if ref not in d.columns:
-        return pd.DataFrame(columns=["method", "theta", "workload", "mean", "hw", "n"])
+        return pd.DataFrame(columns=columns)
     for m in d.columns:
         if m == ref:
             continue
@@ -160,7 +160,7 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
             n = len(x)
             hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else float("nan")
             out.append({"method": m, "theta": theta, "workload": kind, "mean": x.mean(), "hw": hw, "n": n})
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=columns)  # with its columns when empty (ref ran alone)
 
 
 def over_seeds(runs: pd.DataFrame, m: str, ref: str, column: str = "throughput", gain: bool = False) -> str:
@@ -357,10 +357,10 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", type=lambda s: tuple(s.split(",")), default=None,
                     help="run only these methods, all in one pass, e.g. ioo,eoo,eoo_ocba")
     args = ap.parse_args(argv)
-    bad = [x for x in (*args.workloads, *(args.methods or ()), *args.scenarios)
-           if x not in (*KINDS, *LABEL, 1, 2)]
-    if bad:
-        ap.error(f"unknown workload, method or scenario: {bad}")
+    for what, given, known in (("workload", args.workloads, KINDS), ("method", args.methods or (), LABEL),
+                               ("scenario", args.scenarios, (1, 2))):
+        if bad := [x for x in given if x not in known]:
+            ap.error(f"unknown {what}: {', '.join(map(str, bad))} (known: {', '.join(map(str, known))})")
     # the side runs default to their own files: the main report reads every figures/NAME_runs*.csv
     kind = "_bp" if args.bp_alpha is not None else "_ablation" if args.ablation else ""
     args.runs = args.runs or FIGURES / f"{args.name}{kind}_runs.csv"

@@ -141,12 +141,8 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
     def adaptive_grid(self, start: float | None = None) -> np.ndarray:
         """Algorithms 2 and 3 on base periods of t from ``start`` (None: the base grid's start) to
         the first multiple of t from ``start`` at or after the horizon."""
-        if start is None:
-            grid = self.base_grid()
-            a, b = grid[0], grid[-1]
-        else:
-            a = float(start)
-            b = a + self.base_period * max(1, math.ceil((self.horizon - a) / self.base_period))
+        a = self.start if start is None else float(start)  # None: the base grid's own span
+        b = a + self.base_period * max(1, math.ceil((self.horizon - a) / self.base_period))
         return adaptive_stages(self.times, self.batches, a, b, self.base_period,
                                self.split_threshold, self.merge_threshold)
 
