@@ -14,11 +14,14 @@ import mopt.cloud
 import mopt.commands
 import mopt.core
 import mopt.expert
+import mopt.cloud.koala
 import mopt.solvers
+import mopt.vmc
 
 
 @pytest.mark.parametrize(
-    "module", [mopt, mopt.core, mopt.expert, mopt.solvers, mopt.cloud], ids=lambda m: m.__name__
+    "module", [mopt, mopt.core, mopt.expert, mopt.solvers, mopt.cloud, mopt.cloud.koala, mopt.vmc],
+    ids=lambda m: m.__name__,
 )
 def test_every_listed_name_exists(module):
     assert module.__all__, module.__name__
@@ -35,9 +38,23 @@ def test_top_level_names():
         mopt.nothing  # noqa: B018
 
 
+def test_the_search_problems_are_reached_from_their_family():
+    """Each family's StochasticProblem is a name of the family's package (DESIGN §5-6)."""
+    from mopt.core.problem import StochasticProblem
+
+    for cls in (mopt.vmc.VMPartitionProblem, mopt.cloud.PortfolioProblem, mopt.cloud.koala.TagsProblem,
+                mopt.expert.NTDMrProblem):
+        assert issubclass(cls, StochasticProblem), cls
+    from mopt.core.multiperiod import MultiPeriodProblem
+
+    assert issubclass(mopt.vmc.VMMultiPeriodProblem, MultiPeriodProblem)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        mopt.vmc.nothing  # noqa: B018
+
+
 def _modules():
     names = ["mopt", "mopt.cli"]
-    for pkg in (mopt.core, mopt.solvers, mopt.expert, mopt.cloud, mopt.commands):
+    for pkg in (mopt.core, mopt.solvers, mopt.expert, mopt.cloud, mopt.commands, mopt.vmc):
         names.append(pkg.__name__)
         names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
     return [n for n in names if not n.endswith("._engine")]
@@ -92,3 +109,13 @@ WITH_EXAMPLES = {
     "mopt.cloud.portfolios",
     "mopt.cloud.portfolio_scheduler",
 }
+
+
+def test_family_packages_import_without_numba():
+    """``import mopt.vmc`` / ``mopt.cloud`` stay cheap: the compiled problems load on first use."""
+    import subprocess
+    import sys
+
+    code = "import sys, mopt.vmc, mopt.cloud, mopt.cloud.koala; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -6,7 +6,8 @@ sha256 check when missing) and :func:`synthetic` (JSSPP's arrival patterns). The
 :class:`Policy` and :func:`simulate` (a compiled event loop over a copyable
 :class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`). The portfolio scheduler:
 :func:`portfolio` (SC13's 60, JSSPP's 10 or a list of policies), :func:`simulate_portfolio` and
-SC13's Algorithm 1, :class:`TimeConstrainedSelection`. The simulator and the portfolio are
+SC13's Algorithm 1, :class:`TimeConstrainedSelection`; portfolio mixes as a search problem,
+:class:`PortfolioProblem`. The simulator and the portfolio are
 imported on first use, so that ``import mopt.cloud`` stays cheap (no Numba).
 """
 
@@ -30,6 +31,7 @@ _LAZY = {
     "jsspp_code": "mopt.cloud.portfolios", "portfolio": "mopt.cloud.portfolios",
     "portfolio_names": "mopt.cloud.portfolios",
     "TimeConstrainedSelection": "mopt.cloud.selection",
+    "PortfolioProblem": "mopt.cloud.portfolio_problem",
 }
 
 __all__ = [

@@ -1,6 +1,9 @@
 """Virtual clusters: VM partitions across task classes, multi-period scheduling (Zhang et al., TETC 2014).
 
 See the project's specification of the model; ``execute`` is the corrected period model.
+The search problems — :class:`VMPartitionProblem` (one period) and :class:`VMMultiPeriodProblem`
+(Scenarios 1 and 2, solved with ``mopt.solve(..., "ioo" | "eoo" | ...)``) — load the compiled
+engine and are imported on first use, so that ``import mopt.vmc`` stays cheap.
 """
 
 from __future__ import annotations
@@ -18,6 +21,21 @@ from mopt.vmc.space import (
 from mopt.vmc.stages import adaptive_stages, merge, partition
 from mopt.vmc.workload import KINDS, Workload, generate, pooled_thresholds, similarity
 
+#: names whose modules load Numba, imported on first use
+_COMPILED = {"VMPartitionProblem": "mopt.vmc.problem", "VMMultiPeriodProblem": "mopt.vmc.multiperiod",
+             "ioo_overhead": "mopt.vmc.multiperiod", "scenario_problem": "mopt.vmc.scenarios",
+             "compare_methods": "mopt.vmc.scenarios"}
+
 __all__ = ["KINDS", "Workload", "adaptive_stages", "count_elastic", "count_partitions", "default_table",
            "execute", "generate", "lookup", "merge", "partition", "pooled_thresholds", "rank", "rank_elastic",
-           "read_table", "similarity", "unrank", "unrank_elastic"]
+           "read_table", "similarity", "unrank", "unrank_elastic", *_COMPILED]
+
+
+def __getattr__(name: str):
+    if name not in _COMPILED:
+        raise AttributeError(f"module 'mopt.vmc' has no attribute {name!r}")
+    import importlib
+
+    globals()[name] = getattr(importlib.import_module(_COMPILED[name]), name)
+    return globals()[name]
+
