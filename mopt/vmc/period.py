@@ -66,8 +66,17 @@ def run_intervals(rate, lengths, arrivals, backlog):
     return eet, finished, b
 
 
+def _empty(x) -> bool:
+    try:
+        return len(x) == 0
+    except TypeError:  # a scalar: not a workload either, check_array names it
+        return False
+
+
 def check_workload(times, batches, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``times`` (sorted, finite) and ``batches`` (one row per batch, non-negative finite), checked."""
+    if _empty(times) and _empty(batches):
+        raise InputError("the workload is empty: 'times' and 'batches' must hold at least one batch.")
     t = check_array("times", times, ndim=1)
     A = check_array("batches", batches, ndim=2, nonnegative=True)
     if len(A) != len(t):
@@ -135,9 +144,10 @@ def execute(schedule, p, times, batches, period_ends, backlog=None) -> pd.DataFr
     """
     theta = check_schedule(schedule)
     C = len(theta)
-    p = check_array("p", p, ndim=1, shape=(C,), nonnegative=True)
+    p = check_array("p", p, ndim=1, shape=(C,))
     if (p <= 0).any():
-        raise InputError(f"'p' must hold numbers > 0 (seconds per task); got {p[p <= 0][0]:g}.")
+        k = int(np.flatnonzero(p <= 0)[0])
+        raise InputError(f"'p' must hold finite numbers > 0 (seconds per task); got {p[k]:g} at position {k}.")
     t, A = check_workload(times, batches, C)
     ends = check_array("period_ends", period_ends, ndim=1)
     if (np.diff(ends) <= 0).any() or ends[0] <= t[0]:

@@ -18,16 +18,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from mopt.core.errors import check_array, check_number
+from mopt.core.errors import InputError, check_array, check_number
 from mopt.vmc.period import check_workload
 from mopt.vmc.workload import similarity
 
-__all__ = ["partition", "merge", "adaptive_stages", "check_threshold"]
+__all__ = ["partition", "merge", "adaptive_stages", "check_threshold", "check_bounds"]
 
 
 def check_threshold(name: str, value) -> float:
     """A similarity threshold in [0, 1]."""
     return check_number(name, value, low=0, high=1)
+
+
+def check_bounds(bounds) -> np.ndarray:
+    """Stage boundaries: at least two, finite and increasing."""
+    b = check_array("bounds", bounds, ndim=1)
+    if len(b) < 2 or (np.diff(b) <= 0).any():
+        raise InputError(f"'bounds' must be at least two increasing stage boundaries; got {b.tolist()}.")
+    return b
 
 
 def _batches_in(times, batches, a, b):
@@ -52,7 +60,7 @@ def partition(times, batches, bounds, w: float, split_threshold: float) -> np.nd
     [0.0, 5.0, 10.0, 20.0]
     """
     t, A = check_workload(times, batches)
-    bounds = check_array("bounds", bounds, ndim=1)
+    bounds = check_bounds(bounds)
     w = check_number("w", w, low=0, low_open=True)
     alpha = check_threshold("split_threshold", split_threshold)
     out = [float(bounds[0])]
@@ -88,7 +96,7 @@ def merge(times, batches, bounds, W: float, merge_threshold: float) -> np.ndarra
     [0.0, 20.0, 30.0]
     """
     t, A = check_workload(times, batches)
-    bounds = [float(x) for x in check_array("bounds", bounds, ndim=1)]
+    bounds = [float(x) for x in check_bounds(bounds)]
     W = check_number("W", W, low=0, low_open=True)
     beta = check_threshold("merge_threshold", merge_threshold)
     out = [bounds[0]]
@@ -115,6 +123,8 @@ def adaptive_stages(times, batches, start: float, end: float, t: float, split_th
     [0.0, 5.0, 10.0, 20.0]
     """
     t = check_number("t", t, low=0, low_open=True)
+    start = check_number("start", start)
+    end = check_number("end", end, low=start, low_open=True, low_name=f"start={start:g}")
     grid = np.append(np.arange(start, end, t), end)
     if len(grid) > 2 and grid[-1] - grid[-2] <= 0:
         grid = grid[:-1]

@@ -98,6 +98,15 @@ def generate(kind: str, theta: int, horizon: float, base_period: float, seed: Se
     return Workload(times, batches, kind)
 
 
+def _rescaled(v: np.ndarray) -> np.ndarray:
+    """``v`` with each vector divided by its largest entry when its squares would overflow or
+    underflow (the cosine does not depend on scale); otherwise ``v`` itself, bit for bit."""
+    top = v.max(axis=-1, keepdims=True, initial=0.0)
+    if not ((top > 1e150).any() or ((top > 0) & (top < 1e-150)).any()):
+        return v
+    return v / np.where(top > 0, top, 1.0)
+
+
 def similarity(a, b) -> np.ndarray | float:
     """Cosine similarity of arrival vectors (rows of ``a`` and ``b``, broadcast), in [0, 1].
 
@@ -110,9 +119,21 @@ def similarity(a, b) -> np.ndarray | float:
     >>> round(similarity([1, 1], [1, 0]), 6)
     0.707107
     """
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    try:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"'batches' must be vectors of numbers of tasks; got {a!r} and {b!r}.") from None
     if (a < 0).any() or (b < 0).any() or not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise InputError("'batches' must hold non-negative finite numbers of tasks.")
+    if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[-1]:
+        raise InputError(f"'batches' must be vectors of the same number of classes; got shapes {a.shape} "
+                         f"and {b.shape}.")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise InputError(f"'batches' must be rows that broadcast together; got shapes {a.shape} and "
+                         f"{b.shape}.") from None
+    a, b = _rescaled(a), _rescaled(b)
     na, nb = np.linalg.norm(a, axis=-1), np.linalg.norm(b, axis=-1)
     dot = (a * b).sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):

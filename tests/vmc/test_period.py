@@ -56,3 +56,16 @@ def test_bad_input_is_named(kwargs, word):
     args.update(kwargs)
     with pytest.raises(InputError, match=word):
         execute(**args)
+
+
+@pytest.mark.parametrize("times, batches", [([], []), (np.empty(0), np.empty((0, 2)))])
+def test_an_empty_workload_is_named(times, batches):
+    with pytest.raises(InputError, match="the workload is empty"):
+        execute([1, 1], [1.0, 1.0], times, batches, [2.0])
+
+
+@pytest.mark.parametrize("p", [[1.0, -1.0], [1.0, 0.0]])
+def test_p_must_be_positive_whatever_its_sign(p):
+    # a negative p used to be reported as "must hold non-negative numbers" although 0 is refused too
+    with pytest.raises(InputError, match=r"'p' must hold finite numbers > 0 .* at position 1"):
+        execute([1, 1], p, [0.0], [[1, 1]], [2.0])

@@ -60,3 +60,17 @@ def test_thresholds_outside_unit_interval(value):
         partition([1], [[1]], [0, 2], 1, value)
     with pytest.raises(InputError, match="merge_threshold"):
         merge([1], [[1]], [0, 2], 1, value)
+
+
+@pytest.mark.parametrize("bounds", [[10, 0], [0], [0, 5, 5]])
+def test_stage_bounds_must_increase(bounds):
+    # a decreasing boundary list used to come back unchanged, as if it were stages
+    with pytest.raises(InputError, match="'bounds' must be at least two increasing"):
+        partition([1, 6], [[1, 0], [0, 1]], bounds, 10, 0.5)
+    with pytest.raises(InputError, match="'bounds' must be at least two increasing"):
+        merge([1, 6], [[1, 0], [0, 1]], bounds, 10, 0.5)
+
+
+def test_adaptive_stages_end_after_start():
+    with pytest.raises(InputError, match="'end' must be in"):
+        adaptive_stages([1, 6], [[1, 0], [0, 1]], 20, 0, 10, 0.5, 0.5)

@@ -53,3 +53,16 @@ def test_bad_input():
         generate("XX", 16, 100.0, 10.0)
     with pytest.raises(InputError, match="batches"):
         similarity([-1, 0], [1, 0])
+
+
+def test_similarity_of_mismatched_or_huge_vectors():
+    # vectors of different lengths: a named InputError, not numpy's broadcast error
+    with pytest.raises(InputError, match="same number of classes"):
+        similarity([1, 0, 0], [0, 1])
+    with pytest.raises(InputError, match="broadcast"):
+        similarity([[1, 0], [0, 1]], [[1, 0], [0, 1], [1, 1]])
+    # the cosine does not depend on scale: huge or tiny counts give the cosine of the shape
+    # ([1, 1] vs [1, 0]: 1/sqrt(2)), never NaN from overflowing squares
+    assert similarity([1e200, 1e200], [1e200, 0]) == pytest.approx(2 ** -0.5)
+    assert similarity([10**200, 1], [10**200, 1]) == pytest.approx(1.0)
+    assert similarity([1e-200, 0], [0, 1e-200]) == 0.0  # orthogonal, not two "zero vectors"
