@@ -14,6 +14,9 @@ from mopt.core.errors import InputError
 
 __all__ = ["add_parser", "run"]
 
+#: task classes of the generated workloads (mopt.vmc.scenarios.scenario_problem's default)
+N_CLASSES = 7
+
 
 def _list(kind):
     def parse(text: str):
@@ -32,7 +35,7 @@ def add_parser(sub, common) -> None:
                     "VM partition per period of a generated workload; Scenario 1 searches before each period "
                     "(not charged), Scenario 2 while the previous one runs (a method's period lasts its "
                     "search overhead, 3 ms per replication). Prints the mean throughput per cell and method "
-                    "with a 95%% interval over seeds.",
+                    "with a 95% interval over seeds.",
     )
     common(p, "mopt-vmc")
     p.add_argument("--vms", type=_list("cluster sizes"), default=["16"], metavar="N1,N2",
@@ -64,6 +67,7 @@ def run(args) -> int:
     import pandas as pd
     from scipy import stats
 
+    from mopt.commands.outputs import check_out, executor
     from mopt.core.errors import check_int
     from mopt.core.result import atomic_write
     from mopt.solvers.multiperiod import MULTI_PERIOD_METHODS
@@ -71,6 +75,10 @@ def run(args) -> int:
     from mopt.vmc.workload import KINDS
 
     sizes = _ints("--vms", args.vms)
+    for theta in sizes:
+        if theta < N_CLASSES:
+            raise InputError(f"'--vms' must be >= {N_CLASSES} (one VM per task class at least); got {theta}.")
+    sample_size = check_int("--sample-size", args.sample_size, low=1)
     scenarios = _ints("--scenarios", args.scenarios)
     for s in scenarios:
         if s not in (1, 2):
@@ -83,16 +91,18 @@ def run(args) -> int:
             raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
     n_seeds = check_int("--seeds", args.seeds, low=1)
     first = 1 if args.seed is None else args.seed
+    out = check_out(Path(args.out))  # before anything is simulated
     frames = []
-    for theta in sizes:
-        for kind in args.workloads:
-            for scen in scenarios:
-                methods = args.methods or SCENARIO_METHODS[scen]
-                df = compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
-                                     sample_size=args.sample_size)
-                frames.append(df)
-                if not args.quiet:
-                    print(f"{theta} VMs {kind} scenario {scen}: done", flush=True)
+    with executor(args) as client:
+        for theta in sizes:
+            for kind in args.workloads:
+                for scen in scenarios:
+                    methods = args.methods or SCENARIO_METHODS[scen]
+                    df = compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
+                                         sample_size=sample_size, executor=client)
+                    frames.append(df)
+                    if not args.quiet:
+                        print(f"{theta} VMs {kind} scenario {scen}: done", flush=True)
     runs = pd.concat(frames, ignore_index=True)
 
     def interval(x):
@@ -101,7 +111,6 @@ def run(args) -> int:
 
     summary = (runs.groupby(["scenario", "theta", "workload", "method"], sort=False)["throughput"]
                .agg(mean="mean", ci95=interval, seeds="count").reset_index())
-    out = Path(args.out)
     atomic_write(out / "vmc_runs.csv", lambda p: runs.to_csv(p, index=False))
     atomic_write(out / "vmc_summary.csv", lambda p: summary.to_csv(p, index=False))
     table = summary.pivot_table(index=["scenario", "theta", "workload"], columns="method", values="mean",

@@ -67,14 +67,15 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
                                 split_threshold=split_threshold, merge_threshold=merge_threshold)
 
 
-def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, progress=None,
+def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, progress=None, executor=None,
                     **kwargs) -> pd.DataFrame:
     """Run ``methods`` on one cell for every seed: one row per (seed, method) with ``throughput``,
     ``makespan`` (Σ busy time), ``overhead`` (Σ search time, simulated s), ``n_evals``, ``stages``.
 
     The workload, the truth and Scenario 2's initial schedule depend on the seed only, so every
     method of a seed faces the same system.  A method is a name or ``(label, name, options)``, e.g.
-    ``("blind_pick_0.8", "blind_pick", {"alpha": 0.8})``.
+    ``("blind_pick_0.8", "blind_pick", {"alpha": 0.8})``.  ``executor`` goes to every stage's search
+    (:func:`mopt.solve`; the results do not depend on it).
 
     Examples
     --------
@@ -89,7 +90,7 @@ def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, pro
         mp = scenario_problem(theta, kind, scenario, seed, **kwargs)
         for m in methods:
             label, name, opts = (m, m, {}) if isinstance(m, str) else m
-            r = mopt.solve(mp, name, seed=seed, **opts)
+            r = mopt.solve(mp, name, seed=seed, executor=executor, **opts)
             rows.append({"theta": theta, "workload": kind, "scenario": scenario, "seed": seed, "method": label,
                          "throughput": r.throughput, "makespan": r.makespan, "overhead": r.overhead,
                          "n_evals": r.n_evals, "stages": len(r.stages) - 1})

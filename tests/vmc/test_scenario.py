@@ -92,6 +92,66 @@ def test_mopt_vmc_bad_input_exits_2(argv, capsys, workdir):
     assert err.startswith("mopt: error:") and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, word", [
+    (["vmc", "--vms", "3"], "'--vms' must be >= 7"),
+    (["vmc", "--sample-size", "0"], "'--sample-size' must be"),
+])
+def test_mopt_vmc_errors_name_the_option(argv, word, capsys, workdir):
+    with no_simulation():
+        assert main([*argv, "--out", str(workdir / "bad")]) == 2
+    assert word in capsys.readouterr().err
+
+
+def test_mopt_vmc_help_shows_a_plain_percent(capsys):
+    with pytest.raises(SystemExit):
+        main(["vmc", "--help"])
+    text = capsys.readouterr().out
+    assert "95% interval" in text and "%%" not in text
+
+
+def test_mopt_vmc_refuses_a_bad_out_before_simulating(capsys, workdir):
+    afile = workdir / "a_file"
+    afile.write_text("x", encoding="utf-8")
+    with no_simulation():
+        assert main(["vmc", "--vms", "8", "--workloads", "HFHD", "--scenarios", "1", "--seeds", "1",
+                     "--sample-size", "20", "--out", str(afile)]) == 2
+    assert "'--out' must be a directory" in capsys.readouterr().err
+
+
+def test_mopt_vmc_uses_the_executor_of_workers(workdir, capsys, monkeypatch):
+    # --workers/--scheduler reach every stage's search (a recording in-process executor stands in
+    # for the Dask cluster); the results are those of the in-process run
+    from concurrent.futures import ThreadPoolExecutor
+    from contextlib import contextmanager
+
+    import pandas as pd
+
+    import mopt.commands.outputs as outputs
+
+    submitted = []
+
+    class Recording(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            submitted.append(fn)
+            return super().submit(fn, *args, **kwargs)
+
+    @contextmanager
+    def fake(args):
+        with Recording(1) as ex:
+            yield ex if args.workers > 1 else None
+
+    monkeypatch.setattr(outputs, "executor", fake)
+    argv = ["vmc", "--vms", "8", "--workloads", "HFHD", "--scenarios", "1", "--methods", "ioo", "--seeds", "1",
+            "--sample-size", "20", "--quiet"]
+    assert main([*argv, "--out", str(workdir / "w1")]) == 0
+    assert not submitted
+    assert main([*argv, "--workers", "2", "--out", str(workdir / "w2")]) == 0
+    assert submitted
+    a, b = (pd.read_csv(workdir / d / "vmc_runs.csv") for d in ("w1", "w2"))
+    pd.testing.assert_frame_equal(a, b)
+    capsys.readouterr()
+
+
 # -- fuzzing: one key of the valid file replaced by a bad value ----------------------------------
 BAD_VALUES = {
     ("clusters", "vms"): st.sampled_from(["3", "0", "-4", "2.5", '"x"', "true", "nan"]),
