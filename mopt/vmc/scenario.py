@@ -39,7 +39,7 @@ from mopt.core.errors import InputError, check_array, check_int, check_number
 from mopt.scenario import Scenario, check_keys, parse_run, where
 from mopt.vmc.period import check_workload, intervals
 from mopt.vmc.problem import VMPartitionProblem
-from mopt.vmc.profile import read_table
+from mopt.vmc.profile import class_tables, read_table
 from mopt.vmc.workload import KINDS, generate
 
 __all__ = ["VMCScenario", "parse"]
@@ -107,6 +107,10 @@ def parse(path: Path, doc: dict) -> VMCScenario:
                 table = read_table(path.parent / cl["profile"])
             except InputError as exc:
                 raise InputError(f"'profile': {exc}") from None
+            try:
+                class_tables(table, C, theta)  # a row for every class and cluster size
+            except InputError as exc:
+                raise InputError(f"'profile' {cl['profile']!r} does not cover these clusters: {exc}") from None
     with where(path, "period"):
         length = check_number("length", pe["length"], low=0, low_open=True)
         explicit = "times" in pe or "batches" in pe

@@ -61,6 +61,19 @@ def test_generated_workload_and_elastic(workdir):
     assert p.objectives == ("clear_time", "vms") and p.n_designs == math.comb(10, 3)
 
 
+def test_a_profile_without_rows_for_the_clusters_names_the_file_and_key(workdir):
+    # only the paper's row (class 2 on 10 VMs): the file, the section, the key and the CSV are named
+    from mopt.vmc.profile import default_table
+
+    default_table().iloc[:1].to_csv(workdir / "paper_row.csv", index=False)
+    path = write(workdir, {**BASE, "clusters": {**BASE["clusters"], "profile": '"paper_row.csv"'}})
+    with no_simulation(), pytest.raises(InputError) as exc:
+        load_scenario(path)
+    msg = str(exc.value)
+    assert msg.startswith(f"{path}: [clusters] 'profile' 'paper_row.csv' does not cover these clusters")
+    assert "no row for class 1 on 1 VMs" in msg
+
+
 def test_frontier_decide_compare_on_a_vmc_file(workdir, capsys):
     path = write(workdir, BASE)
     out = workdir / "out"
