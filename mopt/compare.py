@@ -24,6 +24,7 @@ import pandas as pd
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.problem import MAX_REPS
 from mopt.core.random import resolve_seed
+from mopt.core.space import ENUMERATION_LIMIT
 from mopt.scoring import REFERENCE, SCORES, _truth_table, hypervolume_ratio, score  # noqa: F401
 
 # score, hypervolume_ratio, SCORES and REFERENCE live in mopt.scoring and stay importable from here
@@ -70,6 +71,10 @@ def ground_truth(problem, n_reps=None, seed=0, executor=None, journal=None, prog
     if n_reps is None:
         n_reps = max(100, 10 * check_int("problem.n_reps", problem.n_reps, low=1))
     n_reps = check_int("n_reps", n_reps, low=1)
+    if problem.n_designs > ENUMERATION_LIMIT:  # say why exhaustive search is needed, not how to sample
+        raise InputError(f"the ground truth is exhaustive search over every design: {problem.n_designs:,} "
+                         f"designs are above the limit of {ENUMERATION_LIMIT:,} (mopt.core.space."
+                         "ENUMERATION_LIMIT); compare methods on a smaller space.")
     result = solve(problem, "exhaustive", seed=seed, executor=executor, journal=journal, progress=progress,
                    n_reps=n_reps)
     table = result.evaluations.copy()

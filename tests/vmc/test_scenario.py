@@ -74,6 +74,18 @@ def test_a_profile_without_rows_for_the_clusters_names_the_file_and_key(workdir)
     assert "no row for class 1 on 1 VMs" in msg
 
 
+def test_compare_on_a_huge_space_says_the_ground_truth_needs_exhaustive_search(workdir, capsys):
+    # 1,000 VMs over 4 clusters: C(999, 3) = 165,668,499 schedules; the user asked for blind_pick, so
+    # the error must say that the ground truth (not the user's method) cannot enumerate the space
+    path = write(workdir, {**BASE, "clusters": {"vms": "1000", "classes": "4"}})
+    with no_simulation():
+        assert main(["compare", str(path), "--methods", "blind_pick", "--budgets", "200", "--macroreps", "2",
+                     "--out", str(workdir / "huge_compare"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "the ground truth is exhaustive search over every design: 165,668,499 designs" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_frontier_decide_compare_on_a_vmc_file(workdir, capsys):
     path = write(workdir, BASE)
     out = workdir / "out"
