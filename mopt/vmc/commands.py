@@ -2,7 +2,8 @@
 
 Registered by :mod:`mopt.cli` (``add_parser``), run by :func:`run`; writes ``vmc_runs.csv`` (one row
 per cell, seed and method) and ``vmc_summary.csv`` (mean throughput and 95 % t-interval per cell and
-method) atomically into ``--out``.
+method) atomically into ``--out``; a progress bar of the runs (cell × seed × method) goes to stderr
+unless ``--quiet``, so stdout holds only the table.
 """
 
 from __future__ import annotations
@@ -64,8 +65,11 @@ def _ints(name: str, items) -> list[int]:
 
 def run(args) -> int:
     """Run the comparison of ``args`` and print the table; return the exit code."""
+    import sys
+
     import pandas as pd
     from scipy import stats
+    from tqdm import tqdm
 
     from mopt.commands.outputs import check_out, executor
     from mopt.core.errors import check_int
@@ -92,17 +96,22 @@ def run(args) -> int:
     n_seeds = check_int("--seeds", args.seeds, low=1)
     first = 1 if args.seed is None else args.seed
     out = check_out(Path(args.out))  # before anything is simulated
+    cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
+    total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
+    bar = None if args.quiet else tqdm(total=total, unit="run", file=sys.stderr, mininterval=1.0, leave=False)
     frames = []
-    with executor(args) as client:
-        for theta in sizes:
-            for kind in args.workloads:
-                for scen in scenarios:
-                    methods = args.methods or SCENARIO_METHODS[scen]
-                    df = compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
-                                         sample_size=sample_size, executor=client)
-                    frames.append(df)
-                    if not args.quiet:
-                        print(f"{theta} VMs {kind} scenario {scen}: done", flush=True)
+    try:
+        with executor(args) as client:
+            for theta, kind, scen in cells:
+                if bar is not None:
+                    bar.set_description(f"{theta} VMs {kind} scenario {scen}")
+                methods = args.methods or SCENARIO_METHODS[scen]
+                frames.append(compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
+                                              sample_size=sample_size, executor=client,
+                                              progress=None if bar is None else (lambda _row: bar.update(1))))
+    finally:
+        if bar is not None:
+            bar.close()
     runs = pd.concat(frames, ignore_index=True)
 
     def interval(x):

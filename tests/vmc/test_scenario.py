@@ -127,6 +127,14 @@ def test_mopt_vmc_errors_name_the_option(argv, word, capsys, workdir):
     assert word in capsys.readouterr().err
 
 
+def test_mopt_vmc_progress_goes_to_stderr_and_stdout_holds_the_table(workdir, capsys):
+    assert main(["vmc", "--vms", "8", "--workloads", "HFHD", "--scenarios", "1", "--methods", "ioo",
+                 "--seeds", "1", "--sample-size", "20", "--out", str(workdir / "bar")]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith("mean throughput") and "done" not in cap.out
+    assert "8 VMs HFHD scenario 1" in cap.err  # the bar's label
+
+
 def test_mopt_vmc_help_shows_a_plain_percent(capsys):
     assert main(["vmc", "--help"]) == 0
     text = capsys.readouterr().out
