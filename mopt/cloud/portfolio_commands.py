@@ -13,6 +13,7 @@ __all__ = ["add_parser", "run"]
 
 #: SC13's cloud (boot 120 s, 256 VMs) for its portfolio; JSSPP's (boot 4 min, 64 VMs) for its own
 DEFAULT_CLOUD = {"sc13": (120.0, 256), "jsspp": (240.0, 64)}
+EXAMPLE_MIX = "ODA-FCFS-FirstFit,ODX-LXF-BestFit"
 
 
 def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
@@ -28,7 +29,7 @@ def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
                    help="an archive name (KTH-SP2, SDSC-SP2, LPC-EGEE, ...) or an SWF file")
     p.add_argument("--portfolio", default="sc13", metavar="NAME",
                    help="sc13 (60 policies), jsspp (10) or a comma-separated list of policies "
-                        "like ODA-FCFS-FirstFit,ODX-LXF-BestFit (default sc13)")
+                        f"like {EXAMPLE_MIX} (default sc13)")
     p.add_argument("--budget", type=positive_int, default=20, metavar="Δ",
                    help="policies simulated per selection (default 20)")
     p.add_argument("--ratio", type=float, default=0.6, metavar="λ",
@@ -62,11 +63,23 @@ def run(args) -> int:
     from mopt.cloud.commands import load_jobs
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
+    from mopt.core.errors import InputError
     from mopt.core.result import atomic_write
 
-    name = args.portfolio.strip().lower()
-    named = name in PORTFOLIO_NAMES or "-" not in name  # a word without '-' is meant as a name
-    policies = portfolio(name if named else args.portfolio.split(","))
+    text = args.portfolio.strip()
+    name = text.lower()
+    if not text.replace(",", "").strip():
+        raise InputError(f"'--portfolio' is an empty mix; give sc13, jsspp or a comma-separated "
+                         f"list of policies like {EXAMPLE_MIX}; got {args.portfolio!r}.")
+    named = name in PORTFOLIO_NAMES or "-" not in text  # a word without '-' is meant as a name
+    if named:
+        policies = portfolio(text)
+    else:
+        names = [n.strip() for n in text.split(",")]
+        if not all(names):
+            raise InputError(f"'--portfolio' has an empty policy name between commas; got "
+                             f"{args.portfolio!r}.")
+        policies = portfolio(names)
     boot, cap = DEFAULT_CLOUD.get(name, DEFAULT_CLOUD["sc13"])
     cloud = {"boot_delay": boot if args.boot_delay is None else args.boot_delay,
              "max_vms": cap if args.max_vms is None else args.max_vms,

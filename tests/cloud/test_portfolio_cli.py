@@ -42,6 +42,10 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["--portfolio", "sc15"], "'portfolio' must be one of"),
+    (["--portfolio", "SC15"], "got 'SC15'"),  # as typed
+    (["--portfolio", ""], "'--portfolio' is an empty mix"),
+    (["--portfolio", " , "], "'--portfolio' is an empty mix"),
+    (["--portfolio", MIX + ","], "'--portfolio' has an empty policy name between commas"),
     (["--portfolio", "ODA-FCFS-FirstFit,ODA-FCFS"], "'policy' must read"),
     (["--ratio", "0"], "'ratio' must be in (0, 1]"),
     (["--alpha", "-1"], "'alpha' must be in [0, inf)"),
