@@ -18,6 +18,8 @@ EXAMPLE_MIX = "ODA-FCFS-FirstFit,ODX-LXF-BestFit"
 
 def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
     """Add the ``portfolio`` subcommand to ``sub`` (an argparse subparsers object)."""
+    from mopt.commands.options import workers
+
     p = sub.add_parser(
         "portfolio", help="the portfolio scheduler against each of its policies on a trace",
         description="Replay a trace with every policy of a portfolio alone and with the portfolio "
@@ -50,6 +52,11 @@ def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
                    help="cap on leased VMs (default 256; 64 for jsspp)")
     p.add_argument("--seed", type=seed, default=1, metavar="S",
                    help="seed of Algorithm 1's random draw of Poor policies (default 1)")
+    p.add_argument("--workers", type=workers, default=1, metavar="W",
+                   help="worker processes (>= 2: a local Dask cluster running the constituents "
+                        "and the portfolio side by side; same results)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a running Dask cluster, e.g. tcp://host:8786 (same results)")
     p.add_argument("--out", metavar="DIR", default="mopt-portfolio",
                    help="output directory (default ./mopt-portfolio)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -63,6 +70,7 @@ def run(args) -> int:
     from mopt.cloud.commands import load_jobs
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
+    from mopt.commands.outputs import executor
     from mopt.core.errors import InputError
     from mopt.core.result import atomic_write
 
@@ -99,10 +107,11 @@ def run(args) -> int:
         bar = tqdm(total=len(policies) + 1, unit="run", file=sys.stderr,
                    mininterval=1.0, leave=False)
     try:
-        table, prun = portfolio_versus(
-            jobs, policies, budget=args.budget, ratio=args.ratio, period=args.period,
-            seed=args.seed, progress=(lambda _name: bar.update(1)) if bar is not None else None,
-            **cloud)
+        with executor(args) as client:
+            table, prun = portfolio_versus(
+                jobs, policies, budget=args.budget, ratio=args.ratio, period=args.period,
+                seed=args.seed, progress=(lambda _name: bar.update(1)) if bar is not None else None,
+                executor=client, **cloud)
     finally:
         if bar is not None:
             bar.close()

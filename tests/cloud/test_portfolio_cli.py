@@ -64,3 +64,28 @@ def test_usage_errors(trace, tmp_path, capsys, argv):
     code = main(["portfolio", "--trace", str(trace), "--out", str(tmp_path / "o")] + argv)
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and "must be" in err.splitlines()[-1]
+
+
+def test_workers_give_the_same_files(tmp_path, capsys):
+    # 30 random jobs, three policies: the constituents and the portfolio as tasks of a local Dask
+    # cluster of 2 workers give the same table and selection log as in-process
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    lines = [f"{k + 1} {t} 0 {r} {n} -1 -1 {n} {2 * r} -1 1 {u} 1 1 1 1 -1 -1"
+             for k, (t, r, n, u) in enumerate(zip(np.sort(rng.integers(0, 20_000, 30)),
+                                                  rng.integers(30, 4000, 30),
+                                                  rng.integers(1, 9, 30), rng.integers(1, 4, 30)))]
+    path = tmp_path / "random.swf"
+    path.write_text("; MaxProcs: 16\n" + "\n".join(lines) + "\n")
+    mix = MIX + ",ODB-LXF-BestFit"
+    outs = []
+    for k, extra in enumerate(([], ["--workers", "2"])):
+        out = tmp_path / f"o{k}"
+        assert main(["portfolio", "--trace", str(path), "--portfolio", mix, "--out", str(out),
+                     "--quiet", *extra]) == 0
+        outs.append(out)
+    capsys.readouterr()
+    for name in ("portfolio.csv", "selections.csv"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert len(pd.read_csv(outs[0] / "selections.csv")) > 0
