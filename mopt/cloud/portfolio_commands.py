@@ -100,6 +100,11 @@ def run(args) -> int:
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
     out = _check_out(Path(args.out))
     jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
+    wide = int((jobs["n_procs"] > cloud["max_vms"]).sum())
+    if wide:  # the library's remedy (drop_wide=True) has no flag here
+        raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' "
+                         f"{cloud['max_vms']} VMs; give '--size-limit' {cloud['max_vms']} (now "
+                         f"{args.size_limit}) or a larger '--max-vms'.")
     bar = None
     if not args.quiet:
         from tqdm import tqdm

@@ -50,6 +50,8 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
     (["--ratio", "0"], "'ratio' must be in (0, 1]"),
     (["--alpha", "-1"], "'alpha' must be in [0, inf)"),
     (["--trace", "NOPE-SP2"], "'--trace' must be one of"),
+    (["--max-vms", "2"], "1 jobs of "),  # job 1 needs 4 VMs
+    (["--max-vms", "2"], "need more than '--max-vms' 2 VMs; give '--size-limit' 2 (now 64)"),
 ])
 def test_bad_input_exits_2_in_one_line(trace, tmp_path, capsys, argv, fragment):
     args = ["portfolio", "--trace", str(trace), "--out", str(tmp_path / "o"), "--quiet"]
