@@ -13,10 +13,13 @@ __all__ = ["add_parser", "run"]
 
 #: SC13's cloud (boot 120 s, 256 VMs) for its portfolio; JSSPP's (boot 4 min, 64 VMs) for its own
 DEFAULT_CLOUD = {"sc13": (120.0, 256), "jsspp": (240.0, 64)}
+EXAMPLE_MIX = "ODA-FCFS-FirstFit,ODX-LXF-BestFit"
 
 
 def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
     """Add the ``portfolio`` subcommand to ``sub`` (an argparse subparsers object)."""
+    from mopt.commands.options import workers
+
     p = sub.add_parser(
         "portfolio", help="the portfolio scheduler against each of its policies on a trace",
         description="Replay a trace with every policy of a portfolio alone and with the portfolio "
@@ -28,7 +31,7 @@ def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
                    help="an archive name (KTH-SP2, SDSC-SP2, LPC-EGEE, ...) or an SWF file")
     p.add_argument("--portfolio", default="sc13", metavar="NAME",
                    help="sc13 (60 policies), jsspp (10) or a comma-separated list of policies "
-                        "like ODA-FCFS-FirstFit,ODX-LXF-BestFit (default sc13)")
+                        f"like {EXAMPLE_MIX} (default sc13)")
     p.add_argument("--budget", type=positive_int, default=20, metavar="Δ",
                    help="policies simulated per selection (default 20)")
     p.add_argument("--ratio", type=float, default=0.6, metavar="λ",
@@ -49,6 +52,11 @@ def add_parser(sub, positive_int, seed) -> argparse.ArgumentParser:
                    help="cap on leased VMs (default 256; 64 for jsspp)")
     p.add_argument("--seed", type=seed, default=1, metavar="S",
                    help="seed of Algorithm 1's random draw of Poor policies (default 1)")
+    p.add_argument("--workers", type=workers, default=1, metavar="W",
+                   help="worker processes (>= 2: a local Dask cluster running the constituents "
+                        "and the portfolio side by side; same results)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a running Dask cluster, e.g. tcp://host:8786 (same results)")
     p.add_argument("--out", metavar="DIR", default="mopt-portfolio",
                    help="output directory (default ./mopt-portfolio)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -62,11 +70,24 @@ def run(args) -> int:
     from mopt.cloud.commands import load_jobs
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
+    from mopt.commands.outputs import executor
+    from mopt.core.errors import InputError
     from mopt.core.result import atomic_write
 
-    name = args.portfolio.strip().lower()
-    named = name in PORTFOLIO_NAMES or "-" not in name  # a word without '-' is meant as a name
-    policies = portfolio(name if named else args.portfolio.split(","))
+    text = args.portfolio.strip()
+    name = text.lower()
+    if not text.replace(",", "").strip():
+        raise InputError(f"'--portfolio' is an empty mix; give sc13, jsspp or a comma-separated "
+                         f"list of policies like {EXAMPLE_MIX}; got {args.portfolio!r}.")
+    named = name in PORTFOLIO_NAMES or "-" not in text  # a word without '-' is meant as a name
+    if named:
+        policies = portfolio(text)
+    else:
+        names = [n.strip() for n in text.split(",")]
+        if not all(names):
+            raise InputError(f"'--portfolio' has an empty policy name between commas; got "
+                             f"{args.portfolio!r}.")
+        policies = portfolio(names)
     boot, cap = DEFAULT_CLOUD.get(name, DEFAULT_CLOUD["sc13"])
     cloud = {"boot_delay": boot if args.boot_delay is None else args.boot_delay,
              "max_vms": cap if args.max_vms is None else args.max_vms,
@@ -79,6 +100,11 @@ def run(args) -> int:
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
     out = _check_out(Path(args.out))
     jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
+    wide = int((jobs["n_procs"] > cloud["max_vms"]).sum())
+    if wide:  # the library's remedy (drop_wide=True) has no flag here
+        raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' "
+                         f"{cloud['max_vms']} VMs; give '--size-limit' {cloud['max_vms']} (now "
+                         f"{args.size_limit}) or a larger '--max-vms'.")
     bar = None
     if not args.quiet:
         from tqdm import tqdm
@@ -86,10 +112,11 @@ def run(args) -> int:
         bar = tqdm(total=len(policies) + 1, unit="run", file=sys.stderr,
                    mininterval=1.0, leave=False)
     try:
-        table, prun = portfolio_versus(
-            jobs, policies, budget=args.budget, ratio=args.ratio, period=args.period,
-            seed=args.seed, progress=(lambda _name: bar.update(1)) if bar is not None else None,
-            **cloud)
+        with executor(args) as client:
+            table, prun = portfolio_versus(
+                jobs, policies, budget=args.budget, ratio=args.ratio, period=args.period,
+                seed=args.seed, progress=(lambda _name: bar.update(1)) if bar is not None else None,
+                executor=client, **cloud)
     finally:
         if bar is not None:
             bar.close()

@@ -35,7 +35,7 @@ def _row(name: str, provisioning: str, summary: dict) -> dict:
 
 
 def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, ratio: float = 0.6,
-                     period: int = 1, seed: SeedLike = None, progress=None,
+                     period: int = 1, seed: SeedLike = None, progress=None, executor=None,
                      **cloud) -> tuple[pd.DataFrame, PortfolioRun]:
     """Every constituent alone and the portfolio scheduler over the same trace.
 
@@ -46,7 +46,11 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
     portfolio, budget, ratio, period, seed
         As for :func:`mopt.cloud.simulate_portfolio`.
     progress : callable, optional
-        Called with the name of each run before it starts (e.g. a progress bar's update).
+        Called with the name of each run before it starts (in-process) or when it has finished
+        (with ``executor``), e.g. a progress bar's update.
+    executor : concurrent.futures.Executor or distributed.Client, optional
+        Runs the constituents and the portfolio as separate tasks (the portfolio first, as it
+        takes longest); the same table as in-process, as every run is deterministic.
     **cloud
         ``boot_delay``, ``step``, ``max_vms``, ``runtime``, ``kappa``, ``alpha``, ``beta``,
         ``drop_wide`` of :func:`mopt.cloud.simulate`.
@@ -71,19 +75,47 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
     policies = as_portfolio(portfolio)
     TimeConstrainedSelection(len(policies), budget, ratio)  # bad input fails before any run
     check_int("period", period, low=1)
-    rows = []
-    for policy in policies:
+    options = {"budget": budget, "ratio": ratio, "period": period, "seed": seed, **cloud}
+    if executor is None:
+        summaries = []
+        for policy in policies:
+            if progress is not None:
+                progress(policy.name)
+            summaries.append(simulate(jobs, policy, **cloud).summary)
         if progress is not None:
-            progress(policy.name)
-        rows.append(_row(policy.name, policy.provisioning, simulate(jobs, policy, **cloud).summary))
-    if progress is not None:
-        progress("portfolio")
-    run = simulate_portfolio(jobs, policies, budget=budget, ratio=ratio, period=period, seed=seed,
-                             **cloud)
+            progress("portfolio")
+        run = simulate_portfolio(jobs, policies, **options)
+    else:
+        run, summaries = _in_tasks(executor, jobs, policies, options, cloud, progress)
+    rows = [_row(p.name, p.provisioning, summary) for p, summary in zip(policies, summaries, strict=True)]
     rows.append(_row("portfolio", "portfolio", run.summary))
     table = pd.DataFrame(rows)
     table["gain"] = run.summary["utility"] / table["utility"] - 1.0
     return table, run
+
+
+def _summary(jobs: pd.DataFrame, policy, cloud: dict) -> dict:
+    return simulate(jobs, policy, **cloud).summary
+
+
+def _in_tasks(executor, jobs, policies, options, cloud, progress):
+    """The portfolio's run and every constituent's summary, each run a task of ``executor``."""
+    from concurrent.futures import as_completed
+
+    from mopt.core.execute import _dask_client
+
+    client = _dask_client(executor)
+    if client is not None:  # the trace is shipped to every worker once, not once per task
+        jobs = client.scatter(jobs, broadcast=True)
+        executor = client.get_executor()
+    portfolio_task = executor.submit(simulate_portfolio, jobs, policies, **options)
+    tasks = [executor.submit(_summary, jobs, policy, cloud) for policy in policies]
+    names = {portfolio_task: "portfolio"} | {t: p.name for t, p in zip(tasks, policies, strict=True)}
+    for done in as_completed(names):
+        done.result()  # the first failure is raised here
+        if progress is not None:
+            progress(names[done])
+    return portfolio_task.result(), [t.result() for t in tasks]
 
 
 def best_by_provisioning(table: pd.DataFrame) -> pd.DataFrame:

@@ -22,8 +22,13 @@ Choices that are ours, where the paper's pseudo-code is open (spec §6):
 - the random draw of Poor policies (``Random.nextInt(|Poor|)``) comes from a seeded Generator.
 
 The steady state the paper derives (§4.3) — |Smart| = λK, |Stale| = λ(N − K), |Poor| = (1 − λ)N
-for K simulations per call — is reached exactly when those are integers (e.g. N = 60, Δ = 20,
-λ = 0.6 gives 12, 24, 24).
+for K simulations per call — assumes fractional simulations (Smart runs λK·K/N policies a call).
+With whole simulations it is reached exactly when, besides those three, the quotas λK·K/N and
+λ(N − K)·K/N are whole (e.g. N = 60, Δ = 20, λ = 0.6: 12, 24, 24, of which 4 Smart and 8 Stale
+policies run a call). Otherwise the rounding up (the overshoot) settles elsewhere: N = 60, Δ = 15
+gives 9, 24, 27 (paper 9, 27, 24: 3 Smart and 6 Stale run, 6 Poor), N = 10, Δ = 5 gives 3, 2, 5
+(paper 3, 3, 4); and with 60 policies Δ = 1 and Δ = 2 both settle at 2 simulations a call (one
+Smart, one Stale, so Δ = 1 runs Δ + 1), Δ = 1 with Poor empty (2, 58, 0).
 """
 
 from __future__ import annotations
@@ -114,6 +119,9 @@ class TimeConstrainedSelection:
         >>> sel.select(lambda i: [3.0, 9.0, 1.0, 5.0][i])
         1
         """
+        if not callable(score):
+            raise InputError(f"'score' must be a callable giving the utility of policy i, "
+                             f"score(i) -> float; got {score!r}.")
         planned = self.plan()
         return self.update({policy: float(score(policy)) for policy in planned})
 

@@ -65,8 +65,17 @@ def utility(r_j: float, r_v: float, mean_bsd: float, *, kappa: float = 100.0, al
 
 
 def _as_policy(policy) -> Policy:
+    from mopt.cloud.portfolios import PORTFOLIO_NAMES
+
     if isinstance(policy, Policy):
         return policy
+    portfolio = (isinstance(policy, str) and policy.strip().lower() in PORTFOLIO_NAMES
+                 or isinstance(policy, (list, tuple)))
+    if portfolio:  # a portfolio runs in the sibling function
+        shown = repr(policy) if isinstance(policy, str) else f"a list of {len(policy)} policies"
+        raise InputError(f"'policy' must be one policy; got the portfolio {shown}: run a "
+                         f"portfolio with mopt.cloud.simulate_portfolio(jobs, portfolio, "
+                         f"budget=20, period=1, seed=...).")
     if isinstance(policy, str):
         return Policy(policy)
     raise InputError(f"'policy' must be a Policy or a name like 'ODA-UNICEF-FirstFit'; "

@@ -51,6 +51,21 @@ def test_hand_checked_selection_of_oda_over_odx():
     assert run.jobs.loc[0, "start"] == 120.0
 
 
+def test_hand_checked_online_utility_with_a_running_job():
+    # Job A: 4 VMs, 600 s, at 0 (starts at 120 on 4 VMs leased at 0); job B: 1 VM, 100 s, at 130.
+    # Selection at the 140 s tick, A running with 580 s left, B queued, no VM idle. Online, ODA
+    # leases 1 VM at 140, B starts at 260: BSD (130 + 100)/100 = 2.3. R_J from now = 4 x 580 + 100
+    # = 2,420; R_V from now, every VM released at its next hour: 4 x (3600 - 140) + 3600 = 17,440;
+    # U = 100 x 2420/17440 / 2.3 = 6.033. ODX waits until (q + 100)/100 > 2 (the 240 s tick), B
+    # starts at 360: BSD 3.3, R_V the same -> U = 4.205; ODA is chosen and B starts at 260.
+    df = pd.DataFrame({"submit_time": [0, 130], "run_time": [600, 100], "n_procs": [4, 1]})
+    run = simulate_portfolio(df, [ODX, ODA], budget=2, seed=0)
+    at = run.log.set_index("time")
+    assert at.loc[140.0, "name"] == ODA
+    assert at.loc[140.0, "utility"] == pytest.approx(100 * 2420 / 17440 / 2.3, rel=1e-12)
+    assert run.jobs["start"].tolist() == [120.0, 260.0]
+
+
 @pytest.mark.parametrize("policy", [ODA, "ODB-LXF-BestFit", "ODE-UNICEF-WorstFit", "ODG-SJF-FirstFit"])
 def test_one_policy_portfolio_is_that_policy(policy):
     df = random_trace(1)

@@ -42,10 +42,16 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["--portfolio", "sc15"], "'portfolio' must be one of"),
+    (["--portfolio", "SC15"], "got 'SC15'"),  # as typed
+    (["--portfolio", ""], "'--portfolio' is an empty mix"),
+    (["--portfolio", " , "], "'--portfolio' is an empty mix"),
+    (["--portfolio", MIX + ","], "'--portfolio' has an empty policy name between commas"),
     (["--portfolio", "ODA-FCFS-FirstFit,ODA-FCFS"], "'policy' must read"),
     (["--ratio", "0"], "'ratio' must be in (0, 1]"),
     (["--alpha", "-1"], "'alpha' must be in [0, inf)"),
     (["--trace", "NOPE-SP2"], "'--trace' must be one of"),
+    (["--max-vms", "2"], "1 jobs of "),  # job 1 needs 4 VMs
+    (["--max-vms", "2"], "need more than '--max-vms' 2 VMs; give '--size-limit' 2 (now 64)"),
 ])
 def test_bad_input_exits_2_in_one_line(trace, tmp_path, capsys, argv, fragment):
     args = ["portfolio", "--trace", str(trace), "--out", str(tmp_path / "o"), "--quiet"]
@@ -60,3 +66,28 @@ def test_usage_errors(trace, tmp_path, capsys, argv):
     code = main(["portfolio", "--trace", str(trace), "--out", str(tmp_path / "o")] + argv)
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and "must be" in err.splitlines()[-1]
+
+
+def test_workers_give_the_same_files(tmp_path, capsys):
+    # 30 random jobs, three policies: the constituents and the portfolio as tasks of a local Dask
+    # cluster of 2 workers give the same table and selection log as in-process
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    lines = [f"{k + 1} {t} 0 {r} {n} -1 -1 {n} {2 * r} -1 1 {u} 1 1 1 1 -1 -1"
+             for k, (t, r, n, u) in enumerate(zip(np.sort(rng.integers(0, 20_000, 30)),
+                                                  rng.integers(30, 4000, 30),
+                                                  rng.integers(1, 9, 30), rng.integers(1, 4, 30)))]
+    path = tmp_path / "random.swf"
+    path.write_text("; MaxProcs: 16\n" + "\n".join(lines) + "\n")
+    mix = MIX + ",ODB-LXF-BestFit"
+    outs = []
+    for k, extra in enumerate(([], ["--workers", "2"])):
+        out = tmp_path / f"o{k}"
+        assert main(["portfolio", "--trace", str(path), "--portfolio", mix, "--out", str(out),
+                     "--quiet", *extra]) == 0
+        outs.append(out)
+    capsys.readouterr()
+    for name in ("portfolio.csv", "selections.csv"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert len(pd.read_csv(outs[0] / "selections.csv")) > 0

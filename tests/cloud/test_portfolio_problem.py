@@ -128,3 +128,24 @@ def test_cloud_scenario_file(tmp_path, monkeypatch):
     path.write_text('family = "cloud"\n[workload]\ntrace = "KTH-SP2"\n[cloud]\nperiod = 0\n')
     with pytest.raises(InputError, match=r"\[cloud\] 'period' must be an integer >= 1"):
         load_scenario(path)
+
+
+def test_the_example_scenario_file_runs_with_mopt_frontier(tmp_path, monkeypatch, capsys):
+    # examples/portfolio_mix.toml as the README runs it; its [run] section (method, budget,
+    # options) is what is checked, so the trace is a small table and a replication a stand-in
+    from pathlib import Path
+
+    from mopt.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "portfolio_mix.toml"
+    monkeypatch.setattr("mopt.cloud.traces.load_trace", lambda name, size_limit=None, **_: jobs_table(300))
+
+    def stand_in(self, indices, reps, entropy):
+        i = np.asarray(indices, dtype=float)[:, None]
+        r = np.asarray(reps, dtype=float)[None, :]
+        return np.stack([1 + (i % 7) + r / 10, 100 - (i % 7) * (1 + i % 3) + r], axis=-1)
+
+    monkeypatch.setattr(PortfolioProblem, "_replicate", stand_in)
+    assert main(["frontier", str(example), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert (tmp_path / "o" / "front.csv").exists()
+    assert "Pareto frontier" in capsys.readouterr().out

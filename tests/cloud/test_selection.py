@@ -62,6 +62,54 @@ def test_steady_state_of_the_paper(n, k, ratio):
     assert (len(sel.smart), len(sel.stale), len(sel.poor)) == expected
 
 
+def _steady(n, budget, ratio, calls=200):
+    sel = TimeConstrainedSelection(n, budget=budget, ratio=ratio, seed=0)
+    for _ in range(calls):  # the list sizes never depend on the scores or the draw
+        sel.select(float)
+    return len(sel.smart), len(sel.stale), len(sel.poor), len(sel.last_simulated)
+
+
+def test_steady_state_is_exact_when_the_per_call_quotas_are_whole():
+    # The paper's derivation runs λK·K/N Smart and λ(N − K)·K/N Stale policies a call; when those
+    # and λK, λ(N − K), (1 − λ)N are whole, whole simulations reach the paper's sizes exactly.
+    cases = 0
+    for n in range(1, 41):
+        for k in range(1, n + 1):
+            for ratio in (0.25, 0.5, 0.6, 0.75, 0.8, 1.0):
+                sizes = (ratio * k, ratio * (n - k), (1 - ratio) * n,
+                         ratio * k * k / n, ratio * (n - k) * k / n)
+                if any(abs(v - round(v)) > 1e-9 for v in sizes):
+                    continue
+                cases += 1
+                assert _steady(n, k, ratio) == (*(round(v) for v in sizes[:3]), k), (n, k, ratio)
+    assert cases > 100
+
+
+@pytest.mark.parametrize("n, budget, expected, paper", [
+    # N = 60, Δ = 15, quotas scaled by N (a simulation costs 60). From the paper's (9, 27, 24):
+    # Smart 135 runs 3 (overshoot 45), Stale 405 runs 7 (overshoot 15), Poor 360 - 60 = 300 runs 5;
+    # Stale 27 - 7 + 6 = 26, Poor 24 - 5 + 6 = 25, and so on down to (9, 24, 27): Smart 3, Stale
+    # 360 runs exactly 6, Poor 405 - 45 = 360 runs 6; Stale 24 - 6 + 6, Poor 27 - 6 + 6: fixed.
+    (60, 15, (9, 24, 27, 15), (9, 27, 24)),
+    # N = 10, Δ = 5 at (3, 2, 5): Smart 15 runs 2 (overshoot 5), Stale 10 runs 1, Poor 25 - 5 = 20
+    # runs 2; Stale 2 - 1 + 1, Poor 5 - 2 + 2: fixed.
+    (10, 5, (3, 2, 5, 5), (3, 3, 4)),
+    # N = 60, Δ = 1: one Smart (quota 2 > 0) and one Stale (58 > 0) run, Δ + 1 = 2 a call; both
+    # stay Smart (ceil(0.6·2) = 2), so Poor is empty for good.
+    (60, 1, (2, 58, 0, 2), (1.2, 34.8, 24)),
+])
+def test_steady_state_off_the_paper_by_the_overshoot(n, budget, expected, paper):
+    assert _steady(n, budget, 0.6) == expected
+    assert expected[:3] != paper
+
+
+def test_score_must_be_callable():
+    sel = TimeConstrainedSelection(6, budget=3, seed=0)
+    with pytest.raises(InputError, match=r"'score' must be a callable .*; got \[1, 2\]"):
+        sel.select([1, 2])
+    assert sel.select(float) == 2  # nothing was planned or drawn by the refused call
+
+
 def test_the_one_overshoot_is_reached():
     # N = 4, Δ = 3, Smart = [0, 1], Stale = [2, 3]: delta1 = delta2 = 6 and a simulation costs 4:
     # two of each run (6 -> 2 -> -2), 4 = Δ + 1 simulations, and delta3 = 0 - 2 - 2 < 0.

@@ -223,6 +223,10 @@ def test_wider_than_cap_refused_or_dropped():
     ({"beta": -1}, "'beta'"),
     ({"runtime": "oracle"}, "'runtime'"),
     ({"step": 0}, "'step'"),
+    # a portfolio is refused with the name of the function that runs it
+    ({"policy": "sc13"}, r"portfolio 'sc13': run a portfolio with mopt.cloud.simulate_portfolio"),
+    ({"policy": ["ODA-FCFS-FirstFit", "ODB-FCFS-FirstFit"]},
+     r"portfolio a list of 2 policies: run a portfolio with mopt.cloud.simulate_portfolio"),
 ])
 def test_bad_input(kwargs, match):
     args = {"policy": "ODA-FCFS-FirstFit", **kwargs}
