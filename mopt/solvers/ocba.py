@@ -20,7 +20,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int
 from mopt.core.problem import check_reps
-from mopt.core.space import check_enumerable
+from mopt.core.space import ENUMERATION_LIMIT
 from mopt.solvers.base import SearchState, Solver, requests, resolve_utility, utility_scores
 
 __all__ = ["OCBA", "ocba_ratios", "ocba_allocation", "allocate", "largest_remainder"]
@@ -248,25 +248,49 @@ class Sequential(Solver):
     ``delta``.
 
     The candidates are every design, or with the option ``sample`` that many designs drawn
-    uniformly (the way to search a space above :data:`~mopt.core.space.ENUMERATION_LIMIT`
-    designs, which is refused otherwise); ``n_designs`` below means the number of candidates.
-    ``n0`` None (the default) means: half of the budget for the first stage, between 2 and 10
-    replications per design (Chen & Lee suggest 5 to 20; fewer leave room for allocation on large
-    spaces).  The default budget is exhaustive's (``n_designs × n_reps``), so that they compare at
-    equal cost.
+    uniformly; ``n_designs`` below means the number of candidates.  On a space above
+    :data:`~mopt.core.space.ENUMERATION_LIMIT` designs without ``sample``, a given budget ``b``
+    draws ``max(1, b // (2·n0))`` designs uniformly (``n0`` the option, or 10 if it is None;
+    at most the limit), so that the first stage spends about half the budget, as the ``n0`` rule
+    below aims at (ours); without a budget such a space is refused.  ``n0`` None (the default)
+    means: half of the budget for the first stage, between 2 and 10 replications per design (Chen
+    & Lee suggest 5 to 20; fewer leave room for allocation on large spaces).  The default budget is
+    exhaustive's (``n_designs × n_reps``), so that they compare at equal cost.  ``info["sample"]``
+    is the number of candidates when they are a sample.
     """
+
+    #: ``n0`` assumed when a budget sizes the sample of a huge space and ``n0`` is None (ours)
+    SAMPLE_N0 = 10
+
+    def _check(self, problem, budget: int) -> None:
+        self._budget = budget  # sizes the sample of a space above the limit
+        super()._check(problem, budget)
 
     def _k(self, problem) -> int:
         """The number of candidate designs."""
         sample = self.options["sample"]
-        if sample is None:
-            check_enumerable(self.name, problem.n_designs, "allocates over every design")
-            return problem.n_designs
-        return check_int("sample", sample, low=1, high=problem.n_designs)
+        if sample is not None:
+            return check_int("sample", sample, low=1, high=problem.n_designs)
+        n = problem.n_designs
+        if n <= ENUMERATION_LIMIT:
+            return n
+        budget = getattr(self, "_budget", None)
+        if budget is None:
+            raise InputError(
+                f"method {self.name!r} allocates over every design: {n:,} designs are above the limit of "
+                f"{ENUMERATION_LIMIT:,} (mopt.core.space.ENUMERATION_LIMIT); give 'budget' (a uniform sample "
+                f"of budget // (2·n0) designs is then searched) or 'sample' (a number of designs drawn "
+                "uniformly).")
+        n0 = self.options["n0"]
+        n0 = self.SAMPLE_N0 if n0 is None else check_reps("n0", n0, low=2)
+        return max(1, min(ENUMERATION_LIMIT, budget // (2 * n0)))
+
+    def _sampled(self, problem) -> bool:
+        return self.options["sample"] is not None or problem.n_designs > ENUMERATION_LIMIT
 
     def _candidates(self, state: SearchState) -> np.ndarray:
         problem = state.problem
-        if self.options["sample"] is None:
+        if not self._sampled(problem):
             return np.arange(problem.n_designs)
         return np.sort(problem.sample_designs(state.rng, self._k(problem)))
 
@@ -280,6 +304,7 @@ class Sequential(Solver):
         return int(min(10, max(2, budget // (2 * k))))
 
     def _default_budget(self, problem):
+        self._budget = None  # no budget given: a space above the limit is refused
         low = self._min_budget(problem)
         return max(self._k(problem) * check_reps("n_reps", problem.n_reps), low)
 
@@ -288,8 +313,8 @@ class Sequential(Solver):
         n0 = self.options["n0"]
         return (2 if n0 is None else self._n0(problem)) * self._k(problem)
 
-    def _sample_info(self) -> dict:
-        return {} if self.options["sample"] is None else {"sample": int(len(self._designs))}
+    def _sample_info(self, problem) -> dict:
+        return {"sample": int(len(self._designs))} if self._sampled(problem) else {}
 
     def _delta(self, problem, budget) -> int:
         raise NotImplementedError
@@ -301,7 +326,8 @@ class OCBA(Sequential):
     Options: ``n0`` initial replications per design (≥ 2, to estimate variances; None: see
     :class:`Sequential`), ``delta`` replications per round (None: max(10, n_designs // 10)),
     ``utility`` (None: the objective, or the product of all objectives), ``sample`` (None: every
-    design; else that many drawn uniformly, see :class:`Sequential`).  ``info["best"]`` is the
+    design, or above the enumeration limit a sample sized by the budget; else that many drawn
+    uniformly, see :class:`Sequential`).  ``info["best"]`` is the
     design selected (lowest utility of the means).
     """
 
@@ -334,4 +360,4 @@ class OCBA(Sequential):
         mean = np.where(np.isfinite(self._stats.mean), self._stats.mean, np.inf)
         return {"utility": str(self._stats.utility), "best": int(self._designs[np.argmin(mean)]),
                 "n0": self._n0(state.problem, state.budget), "delta": self._delta(state.problem),
-                **self._sample_info()}
+                **self._sample_info(state.problem)}

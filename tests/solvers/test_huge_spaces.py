@@ -88,6 +88,9 @@ def _peak(run):
     ("oo", {"alpha": 1e-10, "budget": 400}),               # ceil(alpha * 10**12) = 100 designs
     ("ocba", {"sample": 50, "budget": 1000}),
     ("mocba", {"sample": 40, "budget": 800}),
+    ("ocba", {"budget": 1000}),                            # a sample of 1000 // (2 x 10) = 50 designs
+    ("mocba", {"budget": 800}),                            # 800 // 20 = 40 designs
+    ("ocba", {"budget": 1000, "n0": 4}),                   # 1000 // (2 x 4) = 125 designs
     ("nsga2", {"budget": 800, "pop_size": 20}),
 ])
 def test_sampling_methods_run_on_a_trillion_designs(grid, method, options):
@@ -100,6 +103,10 @@ def test_sampling_methods_run_on_a_trillion_designs(grid, method, options):
     ev = result.evaluations
     assert 0 < len(ev) and result.n_evals == ev["n_reps"].sum() <= options.get("budget", 10**6)
     assert (ev["design"] < 10**12).all() and ev["design"].is_unique
+    if method in ("ocba", "mocba"):  # every candidate gets its n0 replications; the sample is recorded
+        n0 = options.get("n0", 10)
+        expected = options.get("sample", options["budget"] // (2 * n0))
+        assert result.info["sample"] == len(ev) == expected and (ev["n_reps"] >= n0).all()
     # decoded parameters are the design's digits; the means are the closed form plus noise whose
     # mean over n replications has sd 0.01 / sqrt(n) (common random numbers: the same for all)
     digits = np.stack([grid.design(int(i)) for i in ev["design"]])
@@ -125,8 +132,10 @@ def test_sampled_designs_cover_the_space_uniformly(grid):
     ("oo", {}, ["method 'oo' orders every design with its rough model: 1,000,000,000,000 designs"]),
     ("oo", {"alpha": 0.5, "budget": 1000}, ["method 'oo' orders ceil(alpha·n_designs) designs",
                                             "500,000,000,000 designs"]),
-    ("ocba", {"budget": 1000}, ["method 'ocba' allocates over every design: 1,000,000,000,000"]),
-    ("mocba", {}, ["method 'mocba' allocates over every design"]),
+    ("ocba", {}, ["method 'ocba' allocates over every design: 1,000,000,000,000", "give 'budget'",
+                  "or 'sample'"]),
+    ("mocba", {"n0": 3}, ["method 'mocba' allocates over every design", "give 'budget'"]),
+    ("ocba", {"budget": 1}, ["'budget' must be >= 2 for method 'ocba'"]),  # a sample of one design, n0 = 2
     ("blind_pick", {}, ["method 'blind_pick' without a budget simulates", "100,000,000,000 designs"]),
     ("blind_pick", {"budget": 10**9, "n_reps": 1}, ["method 'blind_pick' with this budget simulates",
                                                      "1,000,000,000 designs"]),
@@ -151,6 +160,23 @@ def test_the_limit_is_stated_and_respected():
     at._n_designs = ENUMERATION_LIMIT + 1
     with pytest.raises(InputError, match="10,000,001 designs are above the limit of 10,000,000"):
         Exhaustive()._default_budget(at)
+
+
+def test_ocba_samples_a_space_only_above_the_limit():
+    # with a budget, OCBA's candidates are every design up to the limit (as before) and a sample of
+    # budget // (2·n0) designs above it
+    from mopt.solvers.mocba import MOCBA
+    from mopt.solvers.ocba import OCBA
+
+    at = mopt.NormalProblem(np.zeros(1), n_reps=1)
+    at._n_designs = ENUMERATION_LIMIT
+    for solver in (OCBA(), MOCBA(), OCBA(n0=5)):
+        solver._budget = 1000
+        assert solver._k(at) == ENUMERATION_LIMIT and not solver._sampled(at)
+    at._n_designs = ENUMERATION_LIMIT + 1
+    for solver, k in ((OCBA(), 50), (MOCBA(), 50), (OCBA(n0=5), 100)):
+        solver._budget = 1000
+        assert solver._k(at) == k and solver._sampled(at)
 
 
 # -- the state keeps only simulated designs ---------------------------------------------------------
