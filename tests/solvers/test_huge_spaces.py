@@ -203,6 +203,44 @@ def test_search_state_stores_only_what_was_simulated(grid):
         np.asarray(state.mean)
 
 
+def test_statistics_of_designs_given_more_replications_are_recomputed_when_read(grid, monkeypatch):
+    # more replications of a design make its mean and variance out of date; they are recomputed from
+    # all of its replications when read (what eager bookkeeping stored, bit for bit), and a
+    # variance never read is never computed
+    import mopt.solvers.base as base
+
+    computed = []
+    real = base._statistic
+    monkeypatch.setattr(base, "_statistic", lambda name, s: computed.append(name) or real(name, s))
+    state = SearchState(grid, 10**6, np.random.default_rng(0))
+    expected = {}  # design -> (mean, var) as eager bookkeeping stores them
+    rng = np.random.default_rng(2)
+    designs = 10**11 + np.arange(12) * 7
+    for step in range(40):
+        idx = np.sort(rng.choice(designs, size=int(rng.integers(1, 6)), replace=False))
+        values = rng.normal(3.0, 2.0, size=(len(idx), int(rng.integers(1, 4)), 2))
+        first = [i not in state.samples for i in idx.tolist()]
+        state.record_group(idx, values)
+        fresh = values[first]
+        means, varis = fresh.mean(axis=1), (fresh.var(axis=1, ddof=1) if values.shape[1] > 1 else
+                                            np.full(fresh.shape[::2], np.nan))
+        for k, i in enumerate(idx[first].tolist()):
+            expected[i] = (means[k], varis[k])
+        for i in idx[~np.array(first)].tolist():
+            s = state.samples[i]
+            expected[i] = (s.mean(axis=0), s.var(axis=0, ddof=1))
+        if step % 4 == 3:
+            read = np.sort(rng.choice(designs, size=5, replace=False))
+            seen = [i for i in read.tolist() if i in expected]
+            np.testing.assert_array_equal(state.mean[read][np.isin(read, seen)], [expected[i][0] for i in seen])
+            np.testing.assert_array_equal(state.var[np.array(seen)], [expected[i][1] for i in seen])
+    state.mean[designs], state.var[designs]  # everything up to date
+    computed.clear()
+    state.record_group(designs[:3], np.ones((3, 2, 2)))
+    state.mean[designs]
+    assert computed == ["mean"] * 3  # the three designs that got more; no variance
+
+
 def test_plan_groups_requests_by_replications_held_and_added(grid):
     state = SearchState(grid, 100, np.random.default_rng(0))
     state.record_group([9], np.zeros((1, 2, 2)))  # design 9 holds replications 0, 1
