@@ -24,7 +24,7 @@ from mopt.solvers.base import SearchState, _plan
 
 BASE, DIM, SD = 1000, 4, 0.01
 #: peak of Python-traced memory (numpy arrays included) allowed for one search of the 10**12 space
-#: (measured: 0.04-0.14 MB; one float per design would take 8 TB).  Measured on a second run, so
+#: (measured: 0.04-0.18 MB; one float per design would take 8 TB).  Measured on a second run, so
 #: that one-off costs (imports, Numba compilation: up to 28 MB for MOCBA) are not counted.
 MEMORY_BOUND = 8 * 2**20
 
