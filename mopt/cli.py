@@ -8,7 +8,10 @@ family's ``commands`` module for the others).
 
 Bad input (a malformed or mistyped scenario file, an out-of-range value, a missing file, a bad
 utility spec) ends with one line on stderr, ``mopt: error: <message>``, and exit code 2 — never a
-traceback (set ``MOPT_DEBUG=1`` to see one).  Outputs are written atomically.
+traceback (set ``MOPT_DEBUG=1`` to see one).  Outputs are written atomically.  A reader that
+closes standard output early (``mopt frontier s.toml | head``) only loses the rest of what is
+printed: the command still writes its files and exits with its usual status
+(:mod:`mopt.commands.pipe`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from mopt.commands.options import positive_int as _positive_int  # the names fam
 from mopt.commands.options import seed_value as _seed
 from mopt.commands.outputs import check_out as _check_out  # noqa: F401 - used by family commands
 from mopt.commands.outputs import message as _message
+from mopt.commands.pipe import guarded_stdout
 from mopt.commands.tables import format_table  # noqa: F401 - used by family commands
 from mopt.core.errors import InputError, MoptError
 from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_raises
@@ -86,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["decide"])  # a usage error: one line on stderr, exit code 2
     2
     """
+    with guarded_stdout():  # a reader closing stdout (`| head`) loses the rest of the printout only
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -94,10 +103,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sigterm_raises():  # SIGTERM (timeout, systemd, SLURM) cleans up like Ctrl-C
             return args.func(args)
-    except BrokenPipeError:  # e.g. `mopt demo | head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
     except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
         if _interrupt(exc) is not None:
             return _stopped(_interrupt(exc), args)

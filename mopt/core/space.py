@@ -15,8 +15,8 @@ from mopt.core.errors import InputError, check_int
 
 __all__ = ["ENUMERATION_LIMIT", "REPAIR_TABLE_LIMIT", "check_enumerable", "sample_designs", "repair"]
 
-#: most designs a method may simulate one by one: ``exhaustive``, and OO, OCBA and MOCBA over every
-#: design, refuse a larger space; no method samples more designs than this (its state is kept per
+#: most designs a method may simulate one by one: ``exhaustive``, OO over every design, and OCBA and
+#: MOCBA without a budget or a sample refuse a larger space; no method samples more designs than this (its state is kept per
 #: simulated design).  Larger spaces are searched by sampling.
 ENUMERATION_LIMIT = 10**7
 
@@ -24,8 +24,8 @@ ENUMERATION_LIMIT = 10**7
 REPAIR_TABLE_LIMIT = 10**6
 
 #: how to search a space above the limit (named in the errors)
-SAMPLING_HINT = ("search it by sampling: 'blind_pick' with a budget, 'oo', 'ocba' or 'mocba' with the "
-                 "option 'sample' (a number of designs drawn uniformly), or 'nsga2' with a budget")
+SAMPLING_HINT = ("search it by sampling: 'blind_pick', 'ocba', 'mocba' or 'nsga2' with a budget, or 'oo', "
+                 "'ocba' or 'mocba' with the option 'sample' (a number of designs drawn uniformly)")
 
 
 def check_enumerable(method: str, n: int, what: str = "simulates every design") -> None:
@@ -38,9 +38,9 @@ def check_enumerable(method: str, n: int, what: str = "simulates every design") 
     Traceback (most recent call last):
     ...
     mopt.core.errors.InputError: method 'exhaustive' simulates every design: 5,169,379,425 designs are above \
-the limit of 10,000,000 (mopt.core.space.ENUMERATION_LIMIT); search it by sampling: 'blind_pick' with a \
-budget, 'oo', 'ocba' or 'mocba' with the option 'sample' (a number of designs drawn uniformly), or 'nsga2' \
-with a budget.
+the limit of 10,000,000 (mopt.core.space.ENUMERATION_LIMIT); search it by sampling: 'blind_pick', 'ocba', \
+'mocba' or 'nsga2' with a budget, or 'oo', 'ocba' or 'mocba' with the option 'sample' (a number of designs \
+drawn uniformly).
     """
     if n > ENUMERATION_LIMIT:
         raise InputError(f"method {method!r} {what}: {n:,} designs are above the limit of {ENUMERATION_LIMIT:,} "

@@ -29,12 +29,26 @@ __all__ = ["Utility", "minimize", "product", "weighted", "within_budget", "by_de
 
 
 class Utility:
-    """A named scoring function ``DataFrame -> Series`` (lower is better)."""
+    """A named scoring function ``DataFrame -> Series`` (lower is better).
 
-    def __init__(self, name: str, columns: tuple[str, ...], fn: Callable[[pd.DataFrame], pd.Series]):
+    ``arrays=True`` says that ``fn`` also scores a mapping of column name -> 1-D float array and
+    scores each row on its own (true of every utility here): searches then call
+    :meth:`score_arrays` without building a DataFrame (ours: same scores, less overhead per round).
+    """
+
+    def __init__(self, name: str, columns: tuple[str, ...], fn: Callable[[pd.DataFrame], pd.Series], *,
+                 arrays: bool = False):
         self.name = name
         self.columns = columns
         self._fn = fn
+        self.arrays = bool(arrays)
+
+    def score_arrays(self, columns: dict) -> np.ndarray:
+        """Scores of the rows given as ``columns`` (name -> 1-D float array); needs ``arrays=True``."""
+        if not self.arrays:
+            raise TypeError(f"utility {self.name} scores DataFrames only.")
+        with np.errstate(all="ignore"):  # as pandas' arithmetic: inf / NaN without warnings
+            return np.asarray(self._fn(columns), dtype=float)
 
     def __call__(self, df: pd.DataFrame) -> pd.Series:
         missing = [c for c in self.columns if c not in df.columns]
@@ -57,13 +71,13 @@ def _name(obj, param: str) -> str:
 def minimize(obj: str) -> Utility:
     """Minimise one objective, e.g. ``minimize("makespan")``."""
     obj = _name(obj, "obj")
-    return Utility(f"minimize({obj})", (obj,), lambda df: df[obj])
+    return Utility(f"minimize({obj})", (obj,), lambda df: df[obj], arrays=True)
 
 
 def product(a: str, b: str) -> Utility:
     """Minimise the product of two objectives: ExPERT's makespan × cost."""
     a, b = _name(a, "a"), _name(b, "b")
-    return Utility(f"product({a}, {b})", (a, b), lambda df: df[a] * df[b])
+    return Utility(f"product({a}, {b})", (a, b), lambda df: df[a] * df[b], arrays=True)
 
 
 def weighted(**weights: float) -> Utility:
@@ -72,7 +86,7 @@ def weighted(**weights: float) -> Utility:
         raise InputError("'weights' must name at least one objective; got none.")
     w = {_name(k, "weights"): check_number(f"weight of {k}", v) for k, v in weights.items()}
     label = ", ".join(f"{k}={v:g}" for k, v in w.items())
-    return Utility(f"weighted({label})", tuple(w), lambda df: sum(v * df[k] for k, v in w.items()))
+    return Utility(f"weighted({label})", tuple(w), lambda df: sum(v * df[k] for k, v in w.items()), arrays=True)
 
 
 def within_budget(cost: str, limit: float, then: str) -> Utility:
@@ -93,7 +107,8 @@ def _best_within(label: str, parameter: str, column: str, limit: float, then: st
     return Utility(
         f"{label}({column} <= {limit:g}, then={then})",
         (column, then),
-        lambda df: df[then].where(df[column] <= limit, math.inf),
+        lambda df: np.where(df[column] <= limit, df[then], math.inf),
+        arrays=True,
     )
 
 
@@ -108,4 +123,5 @@ def U(alpha: float = 1.0, beta: float = 1.0, kappa: float = 100.0, *,
         f"U(alpha={alpha:g}, beta={beta:g}, kappa={kappa:g})",
         (utilisation, slowdown),
         lambda df: -kappa * df[utilisation] ** alpha * (1.0 / df[slowdown]) ** beta,
+        arrays=True,
     )

@@ -55,7 +55,10 @@ class SearchState:
     space, which may hold billions): ``count[i]``, ``mean[i]`` and ``var[i]`` (indexed by a design
     index or an array of them; 0 / NaN for designs never simulated, ``var`` with ddof=1 and NaN
     below two replications) are kept up to date by :meth:`record`, so that methods never recompute
-    statistics of designs that got nothing new.  ``budget_given`` tells whether the user set the
+    statistics of designs that got nothing new.  A design that gets more replications has its mean
+    and variance recomputed from all of its replications when they are next read (ours: a method
+    that reads only the means, like OCBA, never pays for the variances), with the values an eager
+    recomputation gives.  ``budget_given`` tells whether the user set the
     budget or the method's default was used.
     """
 
@@ -71,6 +74,7 @@ class SearchState:
         # the simulated designs in increasing order, and their statistics in the same order
         self._keys = np.empty(0, dtype=np.int64)
         self._stats = {"count": np.empty(0, dtype=np.int64), "mean": np.empty((0, m)), "var": np.empty((0, m))}
+        self._stale = {"mean": set(), "var": set()}  # designs whose stored mean / var are out of date
         self.count, self.mean, self.var = _Column(self, "count"), _Column(self, "mean"), _Column(self, "var")
 
     @property
@@ -90,6 +94,8 @@ class SearchState:
     def _get(self, name: str, indices):
         scalar = np.ndim(indices) == 0
         idx = np.atleast_1d(np.asarray(indices, dtype=np.int64))
+        if self._stale.get(name):
+            self._refresh(name, idx)
         table = self._stats[name]
         pos, found = self._find(idx)
         out = np.zeros((len(idx), *table.shape[1:]), dtype=table.dtype) if name == "count" else \
@@ -113,13 +119,23 @@ class SearchState:
             table[pos[found]] = values[found]
             self._stats[name] = np.concatenate([table, values[~found]])[order]
 
+    def _refresh(self, name: str, idx: np.ndarray) -> None:
+        """Recompute statistic ``name`` of the designs of ``idx`` that are out of date."""
+        stale = self._stale[name]
+        todo = np.intersect1d(idx, np.fromiter(stale, dtype=np.int64, count=len(stale)))
+        if not len(todo):
+            return
+        self._stats[name][self._find(todo)[0]] = [_statistic(name, self.samples[i]) for i in todo.tolist()]
+        stale.difference_update(todo.tolist())
+
     def _append(self, i: int, values: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         """Append ``values`` to design ``i``'s samples; its new count, mean and variance."""
         old = self.samples.get(i)
         s = values if old is None else np.concatenate([old, values])
         self.samples[i] = s
-        var = s.var(axis=0, ddof=1) if len(s) > 1 else np.full(s.shape[1], np.nan)
-        return len(s), s.mean(axis=0), var
+        for stale in self._stale.values():
+            stale.discard(i)
+        return len(s), _statistic("mean", s), _statistic("var", s)
 
     def record(self, i: int, values: np.ndarray) -> None:
         """Append replications ``values`` (n, n_obj) of design ``i`` and update its statistics."""
@@ -139,10 +155,13 @@ class SearchState:
             self._set(idx, vals.shape[1], vals.mean(axis=1),
                       vals.var(axis=1, ddof=1) if vals.shape[1] > 1 else np.nan)
         old = np.flatnonzero(~new)
-        if len(old):  # each design's statistics from its own samples, stored at once
-            stats = [self._append(int(indices[k]), values[k]) for k in old]
-            self._set(indices[old], np.array([c for c, _, _ in stats], dtype=np.int64),
-                      np.array([m for _, m, _ in stats]), np.array([v for _, _, v in stats]))
+        if len(old):  # more samples: the counts now, the mean and variance when next read
+            ids = indices[old].tolist()
+            for i, v in zip(ids, values[old], strict=True):
+                self.samples[i] = np.concatenate([self.samples[i], v])
+            self._stats["count"][self._find(indices[old])[0]] = [len(self.samples[i]) for i in ids]
+            for stale in self._stale.values():
+                stale.update(ids)
 
     def sampled(self) -> np.ndarray:
         """Indices of the designs simulated so far (sorted)."""
@@ -359,6 +378,13 @@ def _round(state, groups, runner, journal, bar, batch_size) -> int:
     return reused
 
 
+def _statistic(name: str, s: np.ndarray) -> np.ndarray:
+    """The mean, or the variance (ddof=1; NaN below two rows), of samples ``s`` (n, n_obj)."""
+    if name == "mean":
+        return s.mean(axis=0)
+    return s.var(axis=0, ddof=1) if len(s) > 1 else np.full(s.shape[1], np.nan)
+
+
 def progress_bar(progress, budget: int, name: str):
     """A tqdm bar of replications done / budget with the time left, on stderr (never stdout);
     None when ``progress`` is false."""
@@ -386,7 +412,8 @@ def resolve_utility(problem, utility):
         if len(objectives) == 1:
             return minimize(objectives[0])
         return Utility("product(" + ", ".join(objectives) + ")", objectives,
-                       lambda df: np.prod([df[c].to_numpy(dtype=float) for c in objectives], axis=0))
+                       lambda df: np.prod([np.asarray(df[c], dtype=float) for c in objectives], axis=0),
+                       arrays=True)
     if isinstance(utility, str):
         if utility not in objectives:
             raise InputError(f"'utility' must be an objective name {list(objectives)} or a callable; "
@@ -402,8 +429,15 @@ def utility_scores(problem, utility, values: np.ndarray) -> np.ndarray:
     """``utility`` of each row of ``values`` (shape (n, n_obj)), as a float array."""
     import pandas as pd
 
+    from mopt.core.utility import Utility
+
     values = np.asarray(values, dtype=float).reshape(-1, problem.n_obj)
-    scores = np.asarray(utility(pd.DataFrame(values, columns=list(problem.objectives))), dtype=float)
+    objectives = list(problem.objectives)
+    if isinstance(utility, Utility) and utility.arrays and set(utility.columns) <= set(objectives):
+        # a mopt utility scores arrays: no DataFrame (contiguous columns, as a DataFrame's are)
+        scores = utility.score_arrays({c: np.ascontiguousarray(values[:, j]) for j, c in enumerate(objectives)})
+    else:
+        scores = np.asarray(utility(pd.DataFrame(values, columns=objectives)), dtype=float)
     if scores.shape != (len(values),):
         raise InputError(f"'utility' must return one score per row; got shape {scores.shape} for "
                          f"{len(values)} rows.")

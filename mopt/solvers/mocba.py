@@ -126,8 +126,9 @@ class MOCBA(Sequential):
     O(n_designs²), so very many small rounds are slow on large spaces).
 
     The default budget is exhaustive's (``n_designs × n_reps``).  The observed Pareto set is
-    ``Result.front``.  ``sample`` (None: every design) allocates over that many designs drawn
-    uniformly instead (see :class:`~mopt.solvers.ocba.Sequential`).
+    ``Result.front``.  ``sample`` (None: every design, or above the enumeration limit a sample
+    sized by the budget) allocates over that many designs drawn uniformly instead (see
+    :class:`~mopt.solvers.ocba.Sequential`).
     """
 
     name = "mocba"
@@ -158,4 +159,4 @@ class MOCBA(Sequential):
     def _info(self, state: SearchState):
         problem, budget = state.problem, state.budget
         return {"n0": self._n0(problem, budget), "delta": self._delta(problem, budget),
-                "rounds": int(self._rounds), **self._sample_info()}
+                "rounds": int(self._rounds), **self._sample_info(problem)}

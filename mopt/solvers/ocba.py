@@ -20,7 +20,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int
 from mopt.core.problem import check_reps
-from mopt.core.space import check_enumerable
+from mopt.core.space import ENUMERATION_LIMIT
 from mopt.solvers.base import SearchState, Solver, requests, resolve_utility, utility_scores
 
 __all__ = ["OCBA", "ocba_ratios", "ocba_allocation", "allocate", "largest_remainder"]
@@ -145,7 +145,19 @@ def ocba_allocation(means, variances, budget, current=None, *, integer: bool = T
 
 class ScoreStats:
     """Per-design mean and variance of a utility's per-replication scores, updated incrementally,
-    for the candidate ``designs`` (entry ``k`` is design ``designs[k]``)."""
+    for the candidate ``designs`` (entry ``k`` is design ``designs[k]``).
+
+    Bookkeeping (ours): the scores of every replication are kept (and their squares, for entries
+    whose scores are all finite), so that a round scores only the replications it added, together
+    with the new means, in one call of the utility (a utility scores each row on its own, so the
+    values are those of scoring every replication again).  The sums behind the variance are still
+    taken over all of an entry's scores, in the same way as over a concatenation of the entries
+    (``np.add.reduceat`` sums each segment on its own), so the statistics are bit-identical to a
+    recomputation from scratch.
+    """
+
+    #: entries with at least this many replications are summed one by one, without copying them
+    LARGE = 1024
 
     def __init__(self, problem, utility, designs: np.ndarray):
         self.problem = problem
@@ -156,6 +168,10 @@ class ScoreStats:
         self.mean = np.full(n, np.nan)   # utility of the objective means
         self.var = np.full(n, np.nan)    # sample variance of the per-replication scores
         self.cap = 0.0
+        self._scores: dict[int, np.ndarray] = {}   # entry -> its scores (the first n[k] of a buffer)
+        self._squares: dict[int, np.ndarray] = {}  # entry -> their squares (all-finite entries)
+        self._top = np.full(n, -np.inf)            # largest finite score of each entry
+        self._odd = np.zeros(n, dtype=bool)        # entry has a non-finite score
 
     def update(self, state: SearchState) -> None:
         counts = state.count[self.designs]
@@ -163,20 +179,68 @@ class ScoreStats:
         if not len(stale):
             return
         counts, designs = counts[stale], self.designs[stale]
-        per_rep = utility_scores(self.problem, self.utility,
-                                 np.concatenate([state.samples[int(i)] for i in designs]))
-        means = utility_scores(self.problem, self.utility, state.mean[designs])
-        finite = per_rep[np.isfinite(per_rep)]
+        rows = [state.samples[i][h:] for i, h in zip(designs.tolist(), self.n[stale].tolist(), strict=True)]
+        scores = utility_scores(self.problem, self.utility, np.concatenate([*rows, state.mean[designs]]))
+        cut = np.cumsum([len(r) for r in rows])
+        means = scores[cut[-1]:]
+        for k, add in zip(stale.tolist(), np.split(scores[:cut[-1]], cut[:-1]), strict=True):
+            self._append(k, add)
+        top = self._top[stale].max()
         # an infinite per-replication score (e.g. over a budget) counts as the worst finite one seen
-        self.cap = max(self.cap, finite.max()) if finite.size else self.cap
-        per_rep = np.where(np.isfinite(per_rep), per_rep, self.cap)
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        sums = np.add.reduceat(per_rep, starts)
-        sq = np.add.reduceat(per_rep**2, starts)
+        self.cap = max(self.cap, top) if np.isfinite(top) else self.cap
+        sums, sq = self._sums(stale, counts)
         var = np.where(counts > 1, (sq - sums**2 / counts) / np.maximum(counts - 1, 1), 0.0)
         self.n[stale] = counts
         self.mean[stale] = means
         self.var[stale] = np.clip(var, 0.0, None)
+
+    def _append(self, k: int, add: np.ndarray) -> None:
+        """Append the scores ``add`` of entry ``k`` (buffers grow by doubling)."""
+        h = int(self.n[k])
+        finite = np.isfinite(add)
+        if finite.any():
+            self._top[k] = max(self._top[k], add[finite].max())
+        self._odd[k] |= not finite.all()
+        buf = self._scores.get(k)
+        if buf is None or len(buf) < h + len(add):
+            grown = np.empty(max(2 * (h + len(add)), 8))
+            if buf is not None:
+                grown[:h] = buf[:h]
+            buf = self._scores[k] = grown
+        buf[h:h + len(add)] = add
+        if self._odd[k]:
+            self._squares.pop(k, None)
+            return
+        sq = self._squares.get(k)
+        if sq is None or len(sq) < len(buf):
+            grown = np.empty(len(buf))
+            if sq is not None:
+                grown[:h] = sq[:h]
+            sq = self._squares[k] = grown
+        sq[h:h + len(add)] = add**2
+
+    def _values(self, k: int, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Entry ``k``'s ``c`` scores (non-finite ones replaced by the cap) and their squares."""
+        x = self._scores[k][:c]
+        if not self._odd[k]:
+            return x, self._squares[k][:c]
+        x = np.where(np.isfinite(x), x, self.cap)
+        return x, x**2
+
+    def _sums(self, stale: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Sums of the scores and of their squares of the ``stale`` entries: the small ones
+        concatenated and summed per segment, the large ones each on its own."""
+        sums, sq = np.empty(len(stale)), np.empty(len(stale))
+        small = np.flatnonzero(counts < self.LARGE)
+        if len(small):
+            parts = [self._values(int(stale[j]), int(counts[j])) for j in small]
+            starts = np.concatenate([[0], np.cumsum(counts[small])[:-1]])
+            sums[small] = np.add.reduceat(np.concatenate([x for x, _ in parts]), starts)
+            sq[small] = np.add.reduceat(np.concatenate([s for _, s in parts]), starts)
+        for j in np.flatnonzero(counts >= self.LARGE).tolist():
+            x, s = self._values(int(stale[j]), int(counts[j]))
+            sums[j], sq[j] = np.add.reduceat(x, [0])[0], np.add.reduceat(s, [0])[0]
+        return sums, sq
 
 
 class Sequential(Solver):
@@ -184,25 +248,49 @@ class Sequential(Solver):
     ``delta``.
 
     The candidates are every design, or with the option ``sample`` that many designs drawn
-    uniformly (the way to search a space above :data:`~mopt.core.space.ENUMERATION_LIMIT`
-    designs, which is refused otherwise); ``n_designs`` below means the number of candidates.
-    ``n0`` None (the default) means: half of the budget for the first stage, between 2 and 10
-    replications per design (Chen & Lee suggest 5 to 20; fewer leave room for allocation on large
-    spaces).  The default budget is exhaustive's (``n_designs × n_reps``), so that they compare at
-    equal cost.
+    uniformly; ``n_designs`` below means the number of candidates.  On a space above
+    :data:`~mopt.core.space.ENUMERATION_LIMIT` designs without ``sample``, a given budget ``b``
+    draws ``max(1, b // (2·n0))`` designs uniformly (``n0`` the option, or 10 if it is None;
+    at most the limit), so that the first stage spends about half the budget, as the ``n0`` rule
+    below aims at (ours); without a budget such a space is refused.  ``n0`` None (the default)
+    means: half of the budget for the first stage, between 2 and 10 replications per design (Chen
+    & Lee suggest 5 to 20; fewer leave room for allocation on large spaces).  The default budget is
+    exhaustive's (``n_designs × n_reps``), so that they compare at equal cost.  ``info["sample"]``
+    is the number of candidates when they are a sample.
     """
+
+    #: ``n0`` assumed when a budget sizes the sample of a huge space and ``n0`` is None (ours)
+    SAMPLE_N0 = 10
+
+    def _check(self, problem, budget: int) -> None:
+        self._budget = budget  # sizes the sample of a space above the limit
+        super()._check(problem, budget)
 
     def _k(self, problem) -> int:
         """The number of candidate designs."""
         sample = self.options["sample"]
-        if sample is None:
-            check_enumerable(self.name, problem.n_designs, "allocates over every design")
-            return problem.n_designs
-        return check_int("sample", sample, low=1, high=problem.n_designs)
+        if sample is not None:
+            return check_int("sample", sample, low=1, high=problem.n_designs)
+        n = problem.n_designs
+        if n <= ENUMERATION_LIMIT:
+            return n
+        budget = getattr(self, "_budget", None)
+        if budget is None:
+            raise InputError(
+                f"method {self.name!r} allocates over every design: {n:,} designs are above the limit of "
+                f"{ENUMERATION_LIMIT:,} (mopt.core.space.ENUMERATION_LIMIT); give 'budget' (a uniform sample "
+                f"of budget // (2·n0) designs is then searched) or 'sample' (a number of designs drawn "
+                "uniformly).")
+        n0 = self.options["n0"]
+        n0 = self.SAMPLE_N0 if n0 is None else check_reps("n0", n0, low=2)
+        return max(1, min(ENUMERATION_LIMIT, budget // (2 * n0)))
+
+    def _sampled(self, problem) -> bool:
+        return self.options["sample"] is not None or problem.n_designs > ENUMERATION_LIMIT
 
     def _candidates(self, state: SearchState) -> np.ndarray:
         problem = state.problem
-        if self.options["sample"] is None:
+        if not self._sampled(problem):
             return np.arange(problem.n_designs)
         return np.sort(problem.sample_designs(state.rng, self._k(problem)))
 
@@ -216,6 +304,7 @@ class Sequential(Solver):
         return int(min(10, max(2, budget // (2 * k))))
 
     def _default_budget(self, problem):
+        self._budget = None  # no budget given: a space above the limit is refused
         low = self._min_budget(problem)
         return max(self._k(problem) * check_reps("n_reps", problem.n_reps), low)
 
@@ -224,8 +313,8 @@ class Sequential(Solver):
         n0 = self.options["n0"]
         return (2 if n0 is None else self._n0(problem)) * self._k(problem)
 
-    def _sample_info(self) -> dict:
-        return {} if self.options["sample"] is None else {"sample": int(len(self._designs))}
+    def _sample_info(self, problem) -> dict:
+        return {"sample": int(len(self._designs))} if self._sampled(problem) else {}
 
     def _delta(self, problem, budget) -> int:
         raise NotImplementedError
@@ -237,7 +326,8 @@ class OCBA(Sequential):
     Options: ``n0`` initial replications per design (≥ 2, to estimate variances; None: see
     :class:`Sequential`), ``delta`` replications per round (None: max(10, n_designs // 10)),
     ``utility`` (None: the objective, or the product of all objectives), ``sample`` (None: every
-    design; else that many drawn uniformly, see :class:`Sequential`).  ``info["best"]`` is the
+    design, or above the enumeration limit a sample sized by the budget; else that many drawn
+    uniformly, see :class:`Sequential`).  ``info["best"]`` is the
     design selected (lowest utility of the means).
     """
 
@@ -270,4 +360,4 @@ class OCBA(Sequential):
         mean = np.where(np.isfinite(self._stats.mean), self._stats.mean, np.inf)
         return {"utility": str(self._stats.utility), "best": int(self._designs[np.argmin(mean)]),
                 "n0": self._n0(state.problem, state.budget), "delta": self._delta(state.problem),
-                **self._sample_info()}
+                **self._sample_info(state.problem)}

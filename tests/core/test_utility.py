@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -115,3 +116,28 @@ def test_bad_objective_name_raises():
 def test_scores_are_float_even_for_integer_columns():
     s = minimize("n")(pd.DataFrame({"n": [3, 1]}))
     assert s.dtype == np.float64 and s.tolist() == [3.0, 1.0]
+
+
+@pytest.mark.parametrize("utility", [
+    minimize("a"), product("a", "b"), weighted(a=1.0, b=3.5), within_budget("b", 0.5, then="a"),
+    by_deadline("a", 0.2, then="b"), U(0.5, 1.5, utilisation="a", slowdown="b"),
+])  # fmt: skip
+def test_array_scores_equal_the_dataframe_scores_bit_for_bit(utility):
+    # searches score rows without a DataFrame (Utility.score_arrays); every value, including
+    # negatives, zeros, NaN and inf, scores exactly as through pandas, without warnings
+    rng = np.random.default_rng(5)
+    values = rng.normal(0.5, 1.0, size=(200, 2)) * rng.choice([1e-3, 1.0, 1e4], size=(200, 1))
+    values[:4] = [[0.0, 0.0], [np.nan, 1.0], [np.inf, -np.inf], [-1.0, 0.0]]
+    df = pd.DataFrame(values, columns=["a", "b"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arrays = utility.score_arrays({"a": values[:, 0].copy(), "b": values[:, 1].copy()})
+    np.testing.assert_array_equal(arrays, utility(df).to_numpy())
+    assert utility.arrays
+
+
+def test_a_utility_built_by_hand_scores_dataframes_only():
+    u = Utility("clipped(a)", ("a",), lambda df: df["a"].clip(lower=0))
+    assert u(pd.DataFrame({"a": [-1.0, 2.0]})).tolist() == [0.0, 2.0] and not u.arrays
+    with pytest.raises(TypeError, match="scores DataFrames only"):
+        u.score_arrays({"a": np.array([1.0])})

@@ -24,7 +24,7 @@ from mopt.solvers.base import SearchState, _plan
 
 BASE, DIM, SD = 1000, 4, 0.01
 #: peak of Python-traced memory (numpy arrays included) allowed for one search of the 10**12 space
-#: (measured: 0.04-0.14 MB; one float per design would take 8 TB).  Measured on a second run, so
+#: (measured: 0.04-0.18 MB; one float per design would take 8 TB).  Measured on a second run, so
 #: that one-off costs (imports, Numba compilation: up to 28 MB for MOCBA) are not counted.
 MEMORY_BOUND = 8 * 2**20
 
@@ -88,6 +88,9 @@ def _peak(run):
     ("oo", {"alpha": 1e-10, "budget": 400}),               # ceil(alpha * 10**12) = 100 designs
     ("ocba", {"sample": 50, "budget": 1000}),
     ("mocba", {"sample": 40, "budget": 800}),
+    ("ocba", {"budget": 1000}),                            # a sample of 1000 // (2 x 10) = 50 designs
+    ("mocba", {"budget": 800}),                            # 800 // 20 = 40 designs
+    ("ocba", {"budget": 1000, "n0": 4}),                   # 1000 // (2 x 4) = 125 designs
     ("nsga2", {"budget": 800, "pop_size": 20}),
 ])
 def test_sampling_methods_run_on_a_trillion_designs(grid, method, options):
@@ -100,6 +103,10 @@ def test_sampling_methods_run_on_a_trillion_designs(grid, method, options):
     ev = result.evaluations
     assert 0 < len(ev) and result.n_evals == ev["n_reps"].sum() <= options.get("budget", 10**6)
     assert (ev["design"] < 10**12).all() and ev["design"].is_unique
+    if method in ("ocba", "mocba"):  # every candidate gets its n0 replications; the sample is recorded
+        n0 = options.get("n0", 10)
+        expected = options.get("sample", options["budget"] // (2 * n0))
+        assert result.info["sample"] == len(ev) == expected and (ev["n_reps"] >= n0).all()
     # decoded parameters are the design's digits; the means are the closed form plus noise whose
     # mean over n replications has sd 0.01 / sqrt(n) (common random numbers: the same for all)
     digits = np.stack([grid.design(int(i)) for i in ev["design"]])
@@ -125,8 +132,10 @@ def test_sampled_designs_cover_the_space_uniformly(grid):
     ("oo", {}, ["method 'oo' orders every design with its rough model: 1,000,000,000,000 designs"]),
     ("oo", {"alpha": 0.5, "budget": 1000}, ["method 'oo' orders ceil(alpha·n_designs) designs",
                                             "500,000,000,000 designs"]),
-    ("ocba", {"budget": 1000}, ["method 'ocba' allocates over every design: 1,000,000,000,000"]),
-    ("mocba", {}, ["method 'mocba' allocates over every design"]),
+    ("ocba", {}, ["method 'ocba' allocates over every design: 1,000,000,000,000", "give 'budget'",
+                  "or 'sample'"]),
+    ("mocba", {"n0": 3}, ["method 'mocba' allocates over every design", "give 'budget'"]),
+    ("ocba", {"budget": 1}, ["'budget' must be >= 2 for method 'ocba'"]),  # a sample of one design, n0 = 2
     ("blind_pick", {}, ["method 'blind_pick' without a budget simulates", "100,000,000,000 designs"]),
     ("blind_pick", {"budget": 10**9, "n_reps": 1}, ["method 'blind_pick' with this budget simulates",
                                                      "1,000,000,000 designs"]),
@@ -153,6 +162,23 @@ def test_the_limit_is_stated_and_respected():
         Exhaustive()._default_budget(at)
 
 
+def test_ocba_samples_a_space_only_above_the_limit():
+    # with a budget, OCBA's candidates are every design up to the limit (as before) and a sample of
+    # budget // (2·n0) designs above it
+    from mopt.solvers.mocba import MOCBA
+    from mopt.solvers.ocba import OCBA
+
+    at = mopt.NormalProblem(np.zeros(1), n_reps=1)
+    at._n_designs = ENUMERATION_LIMIT
+    for solver in (OCBA(), MOCBA(), OCBA(n0=5)):
+        solver._budget = 1000
+        assert solver._k(at) == ENUMERATION_LIMIT and not solver._sampled(at)
+    at._n_designs = ENUMERATION_LIMIT + 1
+    for solver, k in ((OCBA(), 50), (MOCBA(), 50), (OCBA(n0=5), 100)):
+        solver._budget = 1000
+        assert solver._k(at) == k and solver._sampled(at)
+
+
 # -- the state keeps only simulated designs ---------------------------------------------------------
 def test_search_state_stores_only_what_was_simulated(grid):
     state = SearchState(grid, 100, np.random.default_rng(0))
@@ -175,6 +201,44 @@ def test_search_state_stores_only_what_was_simulated(grid):
         state.count != np.zeros(3)  # noqa: B015 - a whole-space comparison must not pass silently
     with pytest.raises(TypeError, match="holds only the simulated designs"):
         np.asarray(state.mean)
+
+
+def test_statistics_of_designs_given_more_replications_are_recomputed_when_read(grid, monkeypatch):
+    # more replications of a design make its mean and variance out of date; they are recomputed from
+    # all of its replications when read (what eager bookkeeping stored, bit for bit), and a
+    # variance never read is never computed
+    import mopt.solvers.base as base
+
+    computed = []
+    real = base._statistic
+    monkeypatch.setattr(base, "_statistic", lambda name, s: computed.append(name) or real(name, s))
+    state = SearchState(grid, 10**6, np.random.default_rng(0))
+    expected = {}  # design -> (mean, var) as eager bookkeeping stores them
+    rng = np.random.default_rng(2)
+    designs = 10**11 + np.arange(12) * 7
+    for step in range(40):
+        idx = np.sort(rng.choice(designs, size=int(rng.integers(1, 6)), replace=False))
+        values = rng.normal(3.0, 2.0, size=(len(idx), int(rng.integers(1, 4)), 2))
+        first = [i not in state.samples for i in idx.tolist()]
+        state.record_group(idx, values)
+        fresh = values[first]
+        means, varis = fresh.mean(axis=1), (fresh.var(axis=1, ddof=1) if values.shape[1] > 1 else
+                                            np.full(fresh.shape[::2], np.nan))
+        for k, i in enumerate(idx[first].tolist()):
+            expected[i] = (means[k], varis[k])
+        for i in idx[~np.array(first)].tolist():
+            s = state.samples[i]
+            expected[i] = (s.mean(axis=0), s.var(axis=0, ddof=1))
+        if step % 4 == 3:
+            read = np.sort(rng.choice(designs, size=5, replace=False))
+            seen = [i for i in read.tolist() if i in expected]
+            np.testing.assert_array_equal(state.mean[read][np.isin(read, seen)], [expected[i][0] for i in seen])
+            np.testing.assert_array_equal(state.var[np.array(seen)], [expected[i][1] for i in seen])
+    state.mean[designs], state.var[designs]  # everything up to date
+    computed.clear()
+    state.record_group(designs[:3], np.ones((3, 2, 2)))
+    state.mean[designs]
+    assert computed == ["mean"] * 3  # the three designs that got more; no variance
 
 
 def test_plan_groups_requests_by_replications_held_and_added(grid):

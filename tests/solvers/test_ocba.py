@@ -116,3 +116,80 @@ def test_ocba_reaches_pcs_09_with_half_of_equal_allocations_budget():
     correct = sum(mopt.solve(prob, "ocba", budget=budget, seed=k, n0=10, delta=20).info["best"] == 0
                   for k in range(macroreps))
     assert correct / macroreps >= 0.9
+
+
+# -- bookkeeping: a round scores only what it added, with the statistics of a recomputation ------------
+def test_a_round_scores_only_the_replications_it_added():
+    # the utility sees every replication once, plus one row per design whose mean changed: at most
+    # n_evals + 10 (first stage) + 10 per round.  Re-scoring every replication of the designs a round
+    # touched (the bookkeeping before) scores the close competitors' hundreds of replications again
+    # in each of the 190 rounds.
+    rows = []
+
+    def counting(df):
+        rows.append(len(df))
+        return df["f1"]
+
+    prob = NormalProblem(np.arange(10.0) * 0.1, sd=1.0)
+    res = mopt.solve(prob, "ocba", budget=2000, seed=4, n0=10, delta=10, utility=counting)
+    rounds = (2000 - 10 * 10) // 10
+    assert res.n_evals == 2000 and len(rows) <= rounds + 2
+    assert sum(rows) <= res.n_evals + 10 + 10 * rounds
+
+
+class _Recomputed:
+    """The statistics of ScoreStats recomputed from every replication at each update (the
+    bookkeeping before the incremental one), as the reference."""
+
+    def __init__(self, problem, utility, designs):
+        self.problem, self.utility, self.designs = problem, utility, designs
+        self.n = np.zeros(len(designs), dtype=np.int64)
+        self.mean = np.full(len(designs), np.nan)
+        self.var = np.full(len(designs), np.nan)
+        self.cap = 0.0
+
+    def update(self, state):
+        from mopt.solvers.base import utility_scores
+
+        counts = state.count[self.designs]
+        stale = np.flatnonzero(counts != self.n)
+        if not len(stale):
+            return
+        counts, designs = counts[stale], self.designs[stale]
+        per_rep = utility_scores(self.problem, self.utility, np.concatenate([state.samples[int(i)] for i in designs]))
+        means = utility_scores(self.problem, self.utility, state.mean[designs])
+        finite = per_rep[np.isfinite(per_rep)]
+        self.cap = max(self.cap, finite.max()) if finite.size else self.cap
+        per_rep = np.where(np.isfinite(per_rep), per_rep, self.cap)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        sums = np.add.reduceat(per_rep, starts)
+        sq = np.add.reduceat(per_rep**2, starts)
+        var = np.where(counts > 1, (sq - sums**2 / counts) / np.maximum(counts - 1, 1), 0.0)
+        self.n[stale], self.mean[stale], self.var[stale] = counts, means, np.clip(var, 0.0, None)
+
+
+@pytest.mark.parametrize("large", [3, 10**6])  # entries summed one by one from 3 replications / never
+def test_incremental_score_statistics_equal_a_recomputation_bit_for_bit(monkeypatch, large):
+    from mopt.solvers.base import SearchState
+    from mopt.solvers.ocba import ScoreStats
+
+    monkeypatch.setattr(ScoreStats, "LARGE", large)
+    prob = NormalProblem(np.zeros((6, 2)), n_reps=2)
+    # over a budget of 1.0 a replication scores inf: counted as the worst finite score seen so far
+    utility = mopt.utility.within_budget("f2", 1.0, then="f1")
+    designs = np.array([0, 2, 3, 5])
+    state = SearchState(prob, 10**6, np.random.default_rng(0))
+    new, old = ScoreStats(prob, utility, designs), _Recomputed(prob, utility, designs)
+    rng = np.random.default_rng(8)
+    for step in range(40):
+        picked = designs if step == 0 else np.sort(rng.choice(designs, size=rng.integers(1, 4), replace=False))
+        n = int(rng.integers(2, 9) if step == 0 else rng.integers(1, 6))
+        values = rng.normal(1.0, 2.0, size=(len(picked), n, 2)) * rng.choice([1e-3, 1.0, 1e3])
+        values[picked == 0, :, 1] = -1.0  # design 0 is always within the budget
+        state.record_group(picked, values)
+        new.update(state)
+        old.update(state)
+        assert new.cap == old.cap
+        for name in ("n", "mean", "var"):
+            np.testing.assert_array_equal(getattr(new, name), getattr(old, name), err_msg=f"{name} at step {step}")
+    assert new._odd.any() and (~new._odd).any() and np.isfinite(new.cap)  # both kinds of entries seen
