@@ -136,5 +136,5 @@ def check_array(name: str, values, *, ndim: int, shape: tuple | None = None, all
         k = np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)
         at = k[0] if ndim == 1 else tuple(int(j) for j in k)
         words = " ".join(w for w in ("non-negative" if nonnegative else "", "" if allow_inf else "finite") if w)
-        raise InputError(f"'{name}' must hold {words} numbers; got {float(arr[k])!r} at position {at}.")
+        raise InputError(f"'{name}' must hold {words or 'real'} numbers; got {float(arr[k])!r} at position {at}.")
     return arr

@@ -193,3 +193,11 @@ def test_incremental_score_statistics_equal_a_recomputation_bit_for_bit(monkeypa
         for name in ("n", "mean", "var"):
             np.testing.assert_array_equal(getattr(new, name), getattr(old, name), err_msg=f"{name} at step {step}")
     assert new._odd.any() and (~new._odd).any() and np.isfinite(new.cap)  # both kinds of entries seen
+
+
+def test_a_utility_undefined_on_the_objectives_is_named():
+    # U's (R_J/R_V)^0.5 of a negative "utilisation" is NaN: one error naming the utility and the
+    # objective values, not a NaN mean deep inside the allocation
+    prob = NormalProblem([[-1.0, 2.0], [-2.0, 3.0]], sd=0.1, objectives=("utilisation", "bsd"))
+    with pytest.raises(InputError, match=r"'utility' U\(alpha=0.5.*undefined \(NaN\).*'utilisation': -"):
+        mopt.solve(prob, "ocba", budget=40, seed=1, utility=mopt.utility.U(alpha=0.5))
