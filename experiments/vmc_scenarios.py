@@ -14,7 +14,9 @@ figures/vmc_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / me
 figures/vmc_ablation_runs.csv), and ``--name vmc_k2000 --sample-size 2000 --sizes 32`` (a larger
 sample, its own report figures/vmc_k2000_*).  ``--scenarios 2 --workloads ... --methods ioo,eoo``
 run only those (e.g. ``--name vmc_k27132 --sample-size 27132 --sizes 32 --scenarios 2 --methods
-ioo,eoo``, the specification's K).
+ioo,eoo``, the specification's K; ``--name vmc_k27132 --sample-size 27132 --sizes 16
+--no-keep-base-period --runs figures/vmc_k27132_runs_16.csv``, 16 VMs, both scenarios, the whole
+space searched).  Each run prints its methods' wall times.
 """
 
 from __future__ import annotations
