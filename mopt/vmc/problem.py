@@ -39,7 +39,11 @@ from mopt.vmc.space import (
     unrank_elastic,
 )
 
-__all__ = ["VMPartitionProblem", "EPS_FRACTION"]
+__all__ = ["VMPartitionProblem", "EPS_FRACTION", "TABLE_LIMIT"]
+
+#: spaces of at most this many schedules are unranked once, in full, on first use (27,132 at 20
+#: VMs over 7 classes: 1.5 MB); larger ones are unranked per call
+TABLE_LIMIT = 100_000
 
 #: truncation of a drawn task time at this fraction of its mean (ours)
 EPS_FRACTION = 0.01
@@ -121,13 +125,25 @@ class VMPartitionProblem(StochasticProblem):
         return idx if self.candidates is None else self.candidates[idx]
 
     def schedules(self, indices) -> np.ndarray:
-        """Schedules (rows of VM counts) of design ``indices``, vectorised."""
+        """Schedules (rows of VM counts) of design ``indices``, vectorised.
+
+        The candidates' schedules, or on a space of at most :data:`TABLE_LIMIT` designs every
+        schedule, are unranked once on first use and looked up after (ours, for speed: a
+        sequential method asks for the same designs round after round; the values are unrank's).
+        """
         indices = self._check_indices(indices)
-        if self.candidates is not None:
-            if self._cand_table is None:
-                self._cand_table = self._unrank(self.candidates)
-            return self._cand_table[np.asarray(indices, dtype=np.int64)].reshape(-1, self.n_classes)
-        return self._unrank(indices)
+        if self.candidates is None and self.space_size > TABLE_LIMIT:
+            return self._unrank(indices)
+        if self._cand_table is None:
+            ranks = np.arange(self.space_size) if self.candidates is None else self.candidates
+            self._cand_table = self._unrank(ranks)
+        return self._cand_table[np.asarray(indices, dtype=np.int64)].reshape(-1, self.n_classes)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if self.candidates is None:
+            state["_cand_table"] = None  # the whole space's table is rebuilt where it is used
+        return state
 
     def _unrank(self, ranks) -> np.ndarray:
         if self.elastic:

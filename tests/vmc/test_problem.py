@@ -28,6 +28,28 @@ def test_design_index_is_the_rank():
         p.index([1, 1, 1, 1])
 
 
+def test_a_small_space_is_unranked_once_and_looked_up(monkeypatch):
+    import pickle
+
+    import mopt.vmc.problem as P
+    from mopt.vmc.space import unrank
+
+    p = _problem()
+    idx = np.array([164, 0, 17, 17])
+    first = p.schedules(idx)
+    np.testing.assert_array_equal(first, unrank(idx, 12, 4).reshape(-1, 4))
+    assert p._cand_table.shape == (165, 4)
+    calls = []
+    monkeypatch.setattr(P, "unrank", lambda *a: calls.append(a) or unrank(*a))  # a lookup must not unrank
+    np.testing.assert_array_equal(p.schedules(idx), first)
+    assert calls == []
+    assert pickle.loads(pickle.dumps(p))._cand_table is None  # not shipped to workers
+    monkeypatch.setattr(P, "TABLE_LIMIT", 100)  # above the limit: unranked per call
+    q = _problem()
+    q.schedules(idx)
+    assert len(calls) == 1 and q._cand_table is None
+
+
 def test_common_random_numbers_and_seed():
     p = _problem()
     a = p.replicate([0, 5, 9], [0, 1, 2], seed=4)
