@@ -81,7 +81,7 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
         for policy in policies:
             if progress is not None:
                 progress(policy.name)
-            summaries.append(simulate(jobs, policy, **cloud).summary)
+            summaries.append(_summary(jobs, policy, cloud))
         if progress is not None:
             progress("portfolio")
         run = simulate_portfolio(jobs, policies, **options)
@@ -95,6 +95,7 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
 
 
 def _summary(jobs: pd.DataFrame, policy, cloud: dict) -> dict:
+    """One constituent's run summary (in-process, or a task of an executor)."""
     return simulate(jobs, policy, **cloud).summary
 
 

@@ -15,9 +15,9 @@ from mopt.core.errors import InputError, check_int
 
 __all__ = ["ENUMERATION_LIMIT", "REPAIR_TABLE_LIMIT", "check_enumerable", "sample_designs", "repair"]
 
-#: most designs a method may simulate one by one: ``exhaustive``, OO over every design, and OCBA and
-#: MOCBA without a budget or a sample refuse a larger space; no method samples more designs than this (its state is kept per
-#: simulated design).  Larger spaces are searched by sampling.
+#: most designs a method may simulate one by one: ``exhaustive``, OO over every design, and OCBA
+#: and MOCBA without a budget or a sample refuse a larger space; no method samples more designs
+#: than this (its state is kept per simulated design).  Larger spaces are searched by sampling.
 ENUMERATION_LIMIT = 10**7
 
 #: largest space whose design vectors the default :func:`repair` tabulates

@@ -441,9 +441,10 @@ def utility_scores(problem, utility, values: np.ndarray) -> np.ndarray:
     if scores.shape != (len(values),):
         raise InputError(f"'utility' must return one score per row; got shape {scores.shape} for "
                          f"{len(values)} rows.")
-    bad = np.isnan(scores) & ~np.isnan(values).any(axis=1)
-    if bad.any():  # e.g. U's powers of a negative objective: say so, not a NaN mean later
-        row = dict(zip(objectives, values[int(np.flatnonzero(bad)[0])].tolist()))
+    bad = np.isnan(scores) & np.isfinite(values).all(axis=1)
+    if bad.any():  # e.g. U's power of a negative objective: say so, not a NaN mean later (a NaN
+        # from an infinite objective, e.g. inf × 0, stays: it counts as the worst score)
+        row = dict(zip(objectives, values[int(np.flatnonzero(bad)[0])].tolist(), strict=True))
         raise InputError(f"'utility' {utility} is undefined (NaN) for the objectives {row}; choose a "
                          f"utility defined on this problem's objective values.")
     return scores

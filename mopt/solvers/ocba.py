@@ -261,6 +261,8 @@ class Sequential(Solver):
 
     #: ``n0`` assumed when a budget sizes the sample of a huge space and ``n0`` is None (ours)
     SAMPLE_N0 = 10
+    #: the budget given to this run (set by ``_check``), None without one
+    _budget: int | None = None
 
     def _check(self, problem, budget: int) -> None:
         self._budget = budget  # sizes the sample of a space above the limit
@@ -274,7 +276,7 @@ class Sequential(Solver):
         n = problem.n_designs
         if n <= ENUMERATION_LIMIT:
             return n
-        budget = getattr(self, "_budget", None)
+        budget = self._budget
         if budget is None:
             raise InputError(
                 f"method {self.name!r} allocates over every design: {n:,} designs are above the limit of "

@@ -15,10 +15,6 @@ from mopt.core.errors import InputError
 
 __all__ = ["add_parser", "run"]
 
-#: task classes of the generated workloads (mopt.vmc.scenarios.scenario_problem's default)
-N_CLASSES = 7
-
-
 def _list(kind):
     def parse(text: str):
         items = [x.strip() for x in text.split(",") if x.strip()]
@@ -75,7 +71,7 @@ def run(args) -> int:
     from mopt.core.errors import check_int
     from mopt.core.result import atomic_write
     from mopt.solvers.multiperiod import MULTI_PERIOD_METHODS
-    from mopt.vmc.scenarios import SCENARIO_METHODS, compare_methods
+    from mopt.vmc.scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
     from mopt.vmc.workload import KINDS
 
     sizes = _ints("--vms", args.vms)

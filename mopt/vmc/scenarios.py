@@ -18,12 +18,15 @@ from mopt.vmc.workload import KINDS, generate
 
 __all__ = ["scenario_problem", "compare_methods", "SCENARIO_METHODS"]
 
+#: task classes of the generated workloads (the paper's seven)
+N_CLASSES = 7
+
 #: the methods each scenario compares in the paper (Tables 2 and 3; eoo_ocba is Table 4's)
 SCENARIO_METHODS = {1: ("exhaustive", "blind_pick", "ioo"), 2: ("exhaustive", "blind_pick", "ioo", "eoo")}
 
 
 def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *, periods: float | None = None,
-                     sample_size: int = SAMPLE_SIZE, n_accurate: int = 1000, n_classes: int = 7,
+                     sample_size: int = SAMPLE_SIZE, n_accurate: int = 1000, n_classes: int = N_CLASSES,
                      overhead_per_rep: float = OVERHEAD_PER_REP,
                      keep_base_period: bool = False, split_threshold: float | None = None,
                      merge_threshold: float | None = None) -> VMMultiPeriodProblem:

@@ -201,3 +201,13 @@ def test_a_utility_undefined_on_the_objectives_is_named():
     prob = NormalProblem([[-1.0, 2.0], [-2.0, 3.0]], sd=0.1, objectives=("utilisation", "bsd"))
     with pytest.raises(InputError, match=r"'utility' U\(alpha=0.5.*undefined \(NaN\).*'utilisation': -"):
         mopt.solve(prob, "ocba", budget=40, seed=1, utility=mopt.utility.U(alpha=0.5))
+
+
+def test_a_nan_score_of_an_infinite_objective_is_left_to_the_search():
+    # inf × 0 is NaN: an infinite objective (a run that never ends) is the search's worst case,
+    # not a bad utility, so utility_scores passes it through (OCBA counts it as the worst score)
+    from mopt.solvers.base import utility_scores
+
+    prob = NormalProblem([[1.0, 2.0]], objectives=("makespan", "cost"))
+    scores = utility_scores(prob, mopt.utility.product("makespan", "cost"), np.array([[np.inf, 0.0], [2.0, 3.0]]))
+    assert np.isnan(scores[0]) and scores[1] == 6.0
