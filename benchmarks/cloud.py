@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mopt.cloud import load_trace, sc13_policies, simulate
+from mopt.cloud import sc13_policies, simulate
+from mopt.workloads import load_trace
 
 CPU = {"best": np.inf}
 

@@ -14,7 +14,7 @@ import math
 import os
 import time
 
-from mopt.cloud.koala import (
+from mopt.koala import (
     FF,
     HSDF,
     RR,

@@ -1,7 +1,7 @@
 """An independent plain-Python model of the KOALA-C simulator (reference for the compiled engine).
 
 It walks every scheduler tick one by one with ordinary objects (no event skipping, no heap), and
-implements the rules of ``mopt/cloud/koala/engine.py`` from the spec, not from that code:
+implements the rules of ``mopt/koala/engine.py`` from the spec, not from that code:
 
 - a tick first retires every run that has ended (earliest first, ties by job index): completion if
   the runtime is within the queue's limit, else a kill at exactly the limit and a restart from
@@ -12,7 +12,7 @@ implements the rules of ``mopt/cloud/koala/engine.py`` from the spec, not from t
 - runtime prediction: mean of the user's last two finished jobs, one, requested time, mean of all
   finished, 0.
 
-Used by ``tests/cloud/koala/test_koala_engine.py`` (job by job comparison on random small traces) and run
+Used by ``tests/koala/test_koala_engine.py`` (job by job comparison on random small traces) and run
 as a script it times both on a slice of KTH-SP2.
 """
 
@@ -205,7 +205,7 @@ def _place(site: SiteState, j: int, size: int, t: float) -> float:
 if __name__ == "__main__":
     import time
 
-    from mopt.cloud.koala import FF, koala_trace, multicluster, simulate
+    from mopt.koala import FF, koala_trace, multicluster, simulate
 
     kth = koala_trace("KTH-SP2").iloc[:2000]
     env = multicluster(1)

@@ -15,7 +15,8 @@ import argparse
 import os
 import time
 
-from mopt.cloud import load_trace, simulate_portfolio
+from mopt.cloud import simulate_portfolio
+from mopt.workloads import load_trace
 
 TARGET = {"KTH-SP2": 60.0, "LPC-EGEE": 300.0}
 

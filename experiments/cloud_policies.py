@@ -26,7 +26,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from mopt.cloud import load_trace, sc13_policies, simulate  # noqa: E402
+from mopt.cloud import sc13_policies, simulate  # noqa: E402
+from mopt.workloads import load_trace  # noqa: E402
 from mopt.core.result import atomic_write  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"

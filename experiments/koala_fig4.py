@@ -22,7 +22,7 @@ import pandas as pd
 from koala_common import FIGURES, markdown_table, plt, report, save_figure, write_csv
 from koala_policies import run
 
-from mopt.cloud.koala import TagsSets, multicloud
+from mopt.koala import TagsSets, multicloud
 
 PAPER_TRACES = ("CTC-SP2", "SDSC-BLUE")
 TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-BLUE", "LCG")

@@ -24,7 +24,7 @@ import pandas as pd
 from koala_common import markdown_table, plt, report, save_figure, trace, write_csv
 
 import mopt
-from mopt.cloud.koala import TagsProblem
+from mopt.koala import TagsProblem
 from mopt.core.pareto import hypervolume, pareto_mask
 
 SUBSPACES = {

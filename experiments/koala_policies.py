@@ -33,7 +33,7 @@ from koala_common import (
     write_csv,
 )
 
-from mopt.cloud.koala import (
+from mopt.koala import (
     FF,
     HSDF,
     RR,

@@ -7,7 +7,7 @@ Run from the repository root (with ``MOPT_DATA_DIR`` pointing at the traces)::
 Table II: jobs of at most 32 processors (share of the cleaned trace: the records with a run time and
 1..MaxProcs allocated processors), runtime mean and quartiles; for CTC-SP2 also the paper's version
 of the file (the cleaned file plus the 2,080-job flurry the archive removed; see
-``mopt.cloud.koala.traces``).
+``mopt.koala.traces``).
 Table III: TAGS-chain's best limit and the share of short jobs at it. "Best" (spec §5): RR
 dispatch, limits 5, 10, ..., 240 min, the limit of lowest mean slowdown for each chain count N
 (1..10) whose offered load is < 1, the median over those N; where no N has load < 1 (LCG), the
@@ -36,7 +36,7 @@ from koala_common import (
     write_csv,
 )  # fmt: skip
 
-from mopt.cloud.koala.traces import PAPER_VERSION_REMOVED, removed_jobs, short_share
+from mopt.koala.traces import PAPER_VERSION_REMOVED, removed_jobs, short_share
 
 #: runtime (s) given to the removed flurry jobs when rebuilding the paper's CTC-SP2 file: the jobs of
 #: user 135 just before the removed range ran 43-52 s on one processor (an assumption, stated)

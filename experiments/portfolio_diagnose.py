@@ -41,7 +41,8 @@ import pandas as pd
 from _common import markdown_table, report
 
 from mopt.cloud import engine as E
-from mopt.cloud import load_trace, portfolio, simulate
+from mopt.cloud import portfolio, simulate
+from mopt.workloads import load_trace
 from mopt.cloud.online import online_scores
 from mopt.cloud.portfolio_scheduler import run_selections, simulate_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 from _common import FIGURES, markdown_table, report
 
-from mopt.cloud import PATTERNS, load_trace, simulate, synthetic
+from mopt.cloud import simulate
+from mopt.workloads import PATTERNS, load_trace, synthetic
 from mopt.cloud.portfolio_report import portfolio_versus
 from mopt.cloud.portfolios import JSSPP_BASELINES, jsspp_code
 from mopt.plot import save_figure

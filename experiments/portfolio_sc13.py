@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 from _common import FIGURES, markdown_table, report
 
-from mopt.cloud import load_trace, simulate_portfolio
+from mopt.cloud import simulate_portfolio
+from mopt.workloads import load_trace
 from mopt.cloud.portfolio_report import best_by_provisioning, plot_versus, portfolio_versus
 from mopt.plot import save_figure
 

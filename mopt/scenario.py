@@ -4,7 +4,7 @@ A scenario file is TOML.  Its top-level key ``family`` (default ``"expert"``, so
 without the key keep working) names the problem family that reads the rest; the CLI (``mopt
 frontier``, ``mopt compare``, ``mopt decide``) then works the same for every family::
 
-    family = "vmc"                # optional; one of FAMILIES (default "expert")
+    family = "vmc"                # optional; an installed family (default "expert")
 
     [...]                         # the family's own sections (see the family's scenario module)
 
@@ -18,40 +18,25 @@ frontier``, ``mopt compare``, ``mopt decide``) then works the same for every fam
 
 ExPERT's sections are documented in :mod:`mopt.expert.scenario`.
 
-Family plugin interface
------------------------
-:data:`FAMILIES` maps a family name to the NAME of its scenario module, imported only when a file
-names that family (so the core never imports a family, and a family that is not installed yet is a
-clear error, not an ImportError at start-up).  A family's module provides:
-
-``parse(path: pathlib.Path, doc: dict) -> Scenario`` (required)
-    ``doc`` is the parsed TOML document without the ``family`` key.  Check every section with
-    :func:`check_keys` (unknown keys with a "did you mean", missing required keys), wrap the
-    checks of one section's values in ``with where(path, "section"):`` so the library's own
-    errors gain the file and section, read ``[run]`` with :func:`parse_run` and return an
-    instance of a :class:`Scenario` subclass whose ``family`` field is the family's name.  Raise
-    :class:`~mopt.core.errors.InputError` (naming file, section and key) for bad values.
-    Build the problem once inside ``parse`` so that bad values fail at load time.
-``default_utilities(objectives: tuple[str, ...]) -> dict[str, Utility]`` (optional)
-    Label -> utility, used by ``mopt decide DIR`` when no ``--utility`` is given and printed by
-    ``mopt frontier``.  Without it: :func:`generic_utilities`.
+Family plug-ins
+---------------
+The ``family`` key is looked up in the registry of installed families
+(:func:`mopt.core.family.families`, entry-point group ``mopt.families``), so this loader names no
+family. A family's parser, ``parse(path, doc) -> Scenario``, receives the document without the
+``family`` key; it checks every section with :func:`check_keys` (unknown keys with a "did you
+mean", missing required keys), wraps the checks of one section's values in
+``with where(path, "section"):`` so that the library's own errors gain the file and section,
+reads ``[run]`` with :func:`parse_run`, builds the problem once (so that bad values fail at load
+time) and returns an instance of a :class:`Scenario` subclass.
 
 A :class:`Scenario` subclass is a frozen, keyword-only dataclass that adds the family's fields and
-implements :meth:`Scenario.problem`.  It may override the hooks, all optional, which the CLI
-calls without knowing the family:
-
-- ``noun``, ``noun_singular`` (class attributes, default ``"designs"``, ``"design"``): what
-  designs are called in messages;
-- ``legend`` (class attribute, default ``""``): units of the objectives, printed after the
-  frontier's size;
-- ``labels`` (class attribute, default ``{}``): objective -> axis label in figures;
-- ``intro(problem) -> list[str]``: lines printed before a search (notes on the inputs);
-- ``result_info(problem) -> dict``: extra entries of ``Result.info`` (JSON-serialisable);
-- ``report(result) -> str``: extra text printed after the frontier;
-- ``figure(result, path)``: write the frontier figure to ``path`` (default: the first two
-  objectives against each other, :func:`mopt.plot.plot_frontier`).
-
-A family is registered by adding its module name to :data:`FAMILIES` (tests monkeypatch it).
+implements :meth:`Scenario.problem`. It may override the hooks, all optional, that the CLI calls
+without knowing the family: ``legend`` (class attribute: the objectives' units, printed after the
+frontier's size), ``intro(problem)`` (lines printed before a search), ``result_info(problem)``
+(extra JSON-serialisable entries of ``Result.info``), ``report(result)`` (text printed after the
+frontier) and ``figure(result, path)`` (default: :func:`mopt.plot.plot_frontier` with the
+family's objective labels). What designs are called and how objectives are labelled come from the
+family's :class:`~mopt.core.family.Family` declaration.
 
 Examples
 --------
@@ -63,7 +48,6 @@ Examples
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -72,6 +56,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from mopt.core import inputs
 from mopt.core.errors import InputError, check_int
+from mopt.core.inputs import suggest
+from mopt.core.utility import generic_utilities
 from mopt.core.problem import check_reps
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,7 +65,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from mopt.core.result import Result
 
 __all__ = [
-    "FAMILIES",
     "DEFAULT_FAMILY",
     "RUN_KEYS",
     "Scenario",
@@ -89,18 +74,10 @@ __all__ = [
     "where",
     "suggest",
     "parse_run",
-    "family_module",
     "default_utilities",
     "generic_utilities",
 ]
 
-#: family name -> name of its scenario module (imported lazily; see the module docstring)
-FAMILIES: dict[str, str] = {
-    "expert": "mopt.expert.scenario",
-    "vmc": "mopt.vmc.scenario",
-    "cloud": "mopt.cloud.scenario",
-    "koala": "mopt.cloud.koala.scenario",
-}
 #: the family of a file without a ``family`` key
 DEFAULT_FAMILY = "expert"
 #: keys of the ``[run]`` section (key -> required)
@@ -114,7 +91,7 @@ class Scenario:
     Attributes
     ----------
     family : str
-        The family that read the file (a key of :data:`FAMILIES`).
+        The family that read the file (an installed family, :func:`mopt.core.family.families`).
     path : Path or None
         The file it was loaded from.
     method : str
@@ -142,13 +119,31 @@ class Scenario:
     budget: int | None = None
     options: dict = field(default_factory=dict)
 
-    #: what designs are called in messages (plural, singular)
-    noun: ClassVar[str] = "designs"
-    noun_singular: ClassVar[str] = "design"
     #: units of the objectives, printed after the frontier's size (e.g. "makespan [s]")
     legend: ClassVar[str] = ""
-    #: axis labels of the objectives in figures (objective -> label; default: the name)
-    labels: ClassVar[dict] = {}
+
+    @property
+    def family_object(self):
+        """The :class:`~mopt.core.family.Family` that read this scenario."""
+        from mopt.core.family import get_family
+
+        return get_family(self.family)
+
+    @property
+    def noun(self) -> str:
+        """What designs are called in messages (plural), from the family."""
+        return self.family_object.noun[0]
+
+    @property
+    def noun_singular(self) -> str:
+        """What a design is called in messages, from the family."""
+        return self.family_object.noun[1]
+
+    @property
+    def labels(self) -> dict:
+        """Objective -> axis label (words and unit), from the family."""
+        fam = self.family_object
+        return {name: fam.label(name) for name in fam.objectives}
 
     @property
     def name(self) -> str:
@@ -208,11 +203,12 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     ...
     mopt.core.errors.InputError: no/such.toml: no such scenario file.
     """
+    from mopt.core.family import get_family
+
     path = Path(path)
     doc = read_toml(path)
     family = doc.pop("family", DEFAULT_FAMILY)
-    module = family_module(family, path)
-    scenario = module.parse(path, doc)
+    scenario = get_family(family, path).parse(path, doc)
     if not isinstance(scenario, Scenario):
         raise TypeError(f"family {family!r}: parse() must return a mopt.scenario.Scenario; "
                         f"got {type(scenario).__name__}.")
@@ -232,59 +228,17 @@ def read_toml(path: Path) -> dict:
     return inputs.read_toml(path, "scenario file")
 
 
-def family_module(family, path: str | os.PathLike | None = None):
-    """The scenario module of ``family`` (imported now).
-
-    Raises
-    ------
-    InputError
-        ``family`` is not a key of :data:`FAMILIES` (naming the file, the key ``family`` and the
-        known families), or its module is not installed.
-    """
-    where_ = f"{path}: " if path is not None else ""
-    if not isinstance(family, str) or family not in FAMILIES:
-        raise InputError(f"{where_}'family' must be one of {sorted(FAMILIES)}; got {family!r}"
-                         f"{suggest(family, FAMILIES) or '.'}")
-    name = FAMILIES[family]
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        # only the family's own module (or a package above it) missing; a bug inside is re-raised
-        if exc.name is None or not (name == exc.name or name.startswith(exc.name + ".")):
-            raise
-        raise InputError(f"{where_}'family' {family!r} is not available: its scenario module {name} "
-                         "is not installed in this version of mopt.") from None
-
-
 def default_utilities(family: str, objectives) -> dict:
-    """Label -> utility that ``family`` proposes for results with ``objectives`` (the family
-    module's ``default_utilities``, else :func:`generic_utilities`).
+    """Label -> utility that ``family`` proposes for results with ``objectives``.
 
     Examples
     --------
     >>> sorted(default_utilities("expert", ("makespan", "cost")))
     ['min cost', 'min makespan', 'min makespan x cost']
     """
-    objectives = tuple(objectives)
-    hook = getattr(family_module(family), "default_utilities", None)
-    return hook(objectives) if hook is not None else generic_utilities(objectives)
+    from mopt.core.family import get_family
 
-
-def generic_utilities(objectives) -> dict:
-    """``min <objective>`` for each objective, and for two, ``min <a> x <b>`` (their product).
-
-    Examples
-    --------
-    >>> list(generic_utilities(("time", "cost")))
-    ['min time', 'min cost', 'min time x cost']
-    """
-    from mopt.core.utility import minimize, product
-
-    objectives = tuple(objectives)
-    out = {f"min {o}": minimize(o) for o in objectives}
-    if len(objectives) == 2:
-        out[f"min {objectives[0]} x {objectives[1]}"] = product(*objectives)
-    return out
+    return get_family(family).default_utilities(tuple(objectives))
 
 
 # -- helpers for the families' parsers ---------------------------------------------------------
@@ -328,22 +282,6 @@ def parse_run(path: Path, section) -> dict:
             METHODS[out.get("method", Scenario.method)](**options)  # unknown names, by name
             out["options"] = dict(options)
     return out
-
-
-def suggest(key, allowed, form: str = "'{}'") -> str:
-    """``"; did you mean 'x'?"`` for the closest allowed name, or ``""``.
-
-    Examples
-    --------
-    >>> suggest("sed", ["seed", "method"])
-    "; did you mean 'seed'?"
-    """
-    if not isinstance(key, str):
-        return ""
-    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
-    if not close:
-        close = [a for a in allowed if a.lower() == key.lower()]
-    return f"; did you mean {form.format(close[0])}?" if close else ""
 
 
 def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, context: str = "") -> None:

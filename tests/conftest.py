@@ -6,6 +6,7 @@ import contextlib
 import functools
 
 import pandas as pd
+import pytest
 
 
 # -- simulators for FunctionProblem (must pickle: module-level functions) --------------------------
@@ -104,13 +105,13 @@ def no_simulation():
 # -- KOALA-C: the paper's traces, read once per session ---------------------------------------------
 @functools.cache
 def _koala_trace(name: str):
-    from mopt.cloud.koala import koala_trace
+    from mopt.koala import koala_trace
 
     return koala_trace(name)
 
 
 def paper_trace(name: str):
-    """``mopt.cloud.koala.koala_trace(name)``, cached (do not modify it); skips the test when
+    """``mopt.koala.koala_trace(name)``, cached (do not modify it); skips the test when
     ``MOPT_DATA_DIR`` is not set or does not hold the trace."""
     import os
 
@@ -124,3 +125,37 @@ def paper_trace(name: str):
         return _koala_trace(name)
     except InputError as err:
         pytest.skip(str(err))
+
+
+def install_family(site, monkeypatch, module_name: str, module, entry_name: str | None = None,
+                   value: str | None = None):
+    """Install a family the way a distribution outside mopt would: a ``*.dist-info`` folder in the
+    directory ``site`` (put on ``sys.path``) whose ``entry_points.txt`` registers
+    ``module_name:FAMILY`` (or ``value``) under ``mopt.families``; ``module`` (a module object, or
+    None when ``site`` holds the module's file) is what importing ``module_name`` gives. The
+    registry's cache is cleared now (a fixture using it clears it again when the test ends)."""
+    import sys
+    from pathlib import Path
+
+    from mopt.core.family import families
+
+    entry_name = entry_name or module_name
+    dist = Path(site) / f"{module_name}-0.1.dist-info"
+    dist.mkdir(parents=True, exist_ok=True)
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module_name}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(
+        f"[mopt.families]\n{entry_name} = {value or module_name + ':FAMILY'}\n")
+    monkeypatch.syspath_prepend(str(site))
+    if module is not None:
+        monkeypatch.setitem(sys.modules, module_name, module)
+    families.cache_clear()
+    return families
+
+
+@pytest.fixture(autouse=True)
+def _fresh_family_registry():
+    """A family a test installed (:func:`install_family`) does not outlive the test."""
+    yield
+    from mopt.core.family import families
+
+    families.cache_clear()

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from mopt.cli import main
-from mopt.commands.pipe import PipeGuard
+from mopt.cli.pipe import PipeGuard
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "examples" / "reference.toml"

@@ -11,16 +11,16 @@ import pytest
 import mopt
 import mopt.cli
 import mopt.cloud
-import mopt.commands
 import mopt.core
 import mopt.expert
-import mopt.cloud.koala
+import mopt.koala
 import mopt.solvers
 import mopt.vmc
+import mopt.workloads
 
 
 @pytest.mark.parametrize(
-    "module", [mopt, mopt.core, mopt.expert, mopt.solvers, mopt.cloud, mopt.cloud.koala, mopt.vmc],
+    "module", [mopt, mopt.core, mopt.expert, mopt.solvers, mopt.cloud, mopt.koala, mopt.vmc, mopt.workloads],
     ids=lambda m: m.__name__,
 )
 def test_every_listed_name_exists(module):
@@ -42,7 +42,7 @@ def test_the_search_problems_are_reached_from_their_family():
     """Each family's StochasticProblem is a name of the family's package (DESIGN §5-6)."""
     from mopt.core.problem import StochasticProblem
 
-    for cls in (mopt.vmc.VMPartitionProblem, mopt.cloud.PortfolioProblem, mopt.cloud.koala.TagsProblem,
+    for cls in (mopt.vmc.VMPartitionProblem, mopt.cloud.PortfolioProblem, mopt.koala.TagsProblem,
                 mopt.expert.NTDMrProblem):
         assert issubclass(cls, StochasticProblem), cls
     from mopt.core.multiperiod import MultiPeriodProblem
@@ -53,11 +53,12 @@ def test_the_search_problems_are_reached_from_their_family():
 
 
 def _modules():
-    names = ["mopt", "mopt.cli"]
-    for pkg in (mopt.core, mopt.solvers, mopt.expert, mopt.cloud, mopt.commands, mopt.vmc):
+    names = ["mopt", "mopt.tables"]
+    for pkg in (mopt.core, mopt.solvers, mopt.workloads, mopt.expert, mopt.cloud, mopt.koala, mopt.cli, mopt.vmc):
         names.append(pkg.__name__)
         names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
-    return [n for n in names if not n.endswith("._engine")]
+    deprecated = {"mopt.cloud.koala", "mopt.cloud.swf", "mopt.cloud.traces"}  # warn on import
+    return [n for n in names if not n.endswith("._engine") and n not in deprecated]
 
 
 def test_the_module_list_is_complete():
@@ -86,9 +87,11 @@ def test_doctests(name):
 #: modules whose public functions carry runnable Examples today
 WITH_EXAMPLES = {
     "mopt.cli",
-    "mopt.commands.options",
-    "mopt.commands.outputs",
-    "mopt.commands.tables",
+    "mopt.cli.options",
+    "mopt.core.outputs",
+    "mopt.core.family",
+    "mopt.tables",
+    "mopt.workloads",
     "mopt.core.errors",
     "mopt.core.journal",
     "mopt.core.pareto",
@@ -101,10 +104,10 @@ WITH_EXAMPLES = {
     "mopt.expert.problem",
     "mopt.expert.strategy",
     "mopt.expert.turnaround",
-    "mopt.cloud.swf",
+    "mopt.workloads.swf",
     "mopt.cloud.policies",
     "mopt.cloud.simulate",
-    "mopt.cloud.traces",
+    "mopt.workloads.traces",
     "mopt.cloud.selection",
     "mopt.cloud.portfolios",
     "mopt.cloud.portfolio_scheduler",
@@ -116,6 +119,38 @@ def test_family_packages_import_without_numba():
     import subprocess
     import sys
 
-    code = "import sys, mopt.vmc, mopt.cloud, mopt.cloud.koala; print('numba' in sys.modules)"
+    code = "import sys, mopt.vmc, mopt.cloud, mopt.koala; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("mopt.cloud.read_swf", "mopt.workloads.read_swf"),
+    ("mopt.cloud.fetch", "mopt.workloads.fetch"),
+    ("mopt.cloud.load_trace", "mopt.workloads.load_trace"),
+    ("mopt.cloud.synthetic", "mopt.workloads.synthetic"),
+    ("mopt.cloud.koala", "mopt.koala"),
+])
+def test_old_import_paths_warn_and_still_work(old, new):
+    import sys
+
+    module, _, name = old.rpartition(".")
+    sys.modules.pop(old, None)  # a deprecated submodule imported before would be found without a warning
+    vars(importlib.import_module(module)).pop(name, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated; use {new}"):
+        value = getattr(importlib.import_module(module), name)
+    new_module, _, new_name = new.rpartition(".")
+    expected = importlib.import_module(new) if new == "mopt.koala" else getattr(importlib.import_module(new_module), new_name)
+    assert value is expected
+
+
+def test_old_module_paths_warn_and_still_work():
+    import sys
+
+    for old, new, name in (("mopt.cloud.swf", "mopt.workloads.swf", "read_swf"),
+                           ("mopt.cloud.traces", "mopt.workloads.traces", "clean"),
+                           ("mopt.cloud.koala", "mopt.koala", "TagsSets")):
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match=f"{old} is deprecated; use {new}"):
+            module = importlib.import_module(old)
+        assert getattr(module, name) is getattr(importlib.import_module(new), name)

@@ -1,4 +1,5 @@
-"""The family plugin mechanism of scenario files and the CLI, tested with a tiny fake family.
+"""The family plug-in mechanism of scenario files and the CLI, tested with a tiny fake family
+installed as an outside distribution would be (an entry point under ``mopt.families``).
 
 The fake family ``toy`` reads one section ``[designs]`` (a table of objective means, zero noise)
 into a :class:`~mopt.NormalProblem`, so every number below is known by hand.
@@ -17,9 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import mopt.scenario as scenario_mod
+from conftest import install_family
+
 from mopt import InputError, NormalProblem
 from mopt.cli import main
+from mopt.core.family import Family, Objective, families
 from mopt.core.utility import minimize
 from mopt.scenario import Scenario, check_keys, load_scenario, parse_run, where
 
@@ -39,8 +42,6 @@ means = [[1.0, 5.0], [2.0, 3.0], [4.0, 1.0], [5.0, 5.0]]
 @dataclass(frozen=True, kw_only=True)
 class ToyScenario(Scenario):
     means: list = field(default_factory=list)
-    noun: ClassVar[str] = "toys"
-    noun_singular: ClassVar[str] = "toy"
     legend: ClassVar[str] = "time [h], energy [J]"
 
     def problem(self, n_reps=None, seed=None):
@@ -67,21 +68,31 @@ def _parse(path: Path, doc: dict) -> ToyScenario:
     return sc
 
 
+def _family_module(module_name: str, **family) -> types.ModuleType:
+    module = types.ModuleType(module_name)
+    module.FAMILY = Family(**family)
+    return module
+
+
+TOY_FAMILY = dict(name="toy", description="toys with known means", scenario=_parse,
+                  utilities=lambda objectives: {"fastest": minimize("time")},
+                  objectives={"time": Objective("time", "h"), "energy": Objective("energy", "J")},
+                  noun=("toys", "toy"))
+
+
 @pytest.fixture
 def toy(monkeypatch, tmp_path):
-    """Register the family ``toy`` (module ``_mopt_toy_family``) and return a writer of toy files."""
-    module = types.ModuleType("_mopt_toy_family")
-    module.parse = _parse
-    module.default_utilities = lambda objectives: {"fastest": minimize("time")}
-    monkeypatch.setitem(sys.modules, "_mopt_toy_family", module)
-    monkeypatch.setitem(scenario_mod.FAMILIES, "toy", "_mopt_toy_family")
+    """Install the family ``toy`` (module ``_mopt_toy_family``) and return a writer of toy files."""
+    install_family(tmp_path / "site", monkeypatch, "_mopt_toy_family", _family_module("_mopt_toy_family", **TOY_FAMILY),
+                   entry_name="toy")
 
     def write(text: str = TOY, name: str = "toy.toml") -> Path:
         path = tmp_path / name
         path.write_text(text)
         return path
 
-    return write
+    yield write
+    families.cache_clear()
 
 
 def one_line_error(capsys, code, *fragments):
@@ -122,30 +133,39 @@ def test_unknown_family_lists_the_known_ones(toy):
         load_scenario(toy(TOY.replace('"toy"', "3")))
 
 
-def test_a_family_whose_module_is_missing_is_a_clear_error(toy, monkeypatch):
-    monkeypatch.setitem(scenario_mod.FAMILIES, "ghost", "_mopt_no_such_package.scenario")
+def test_a_family_whose_module_is_missing_is_left_out_with_a_warning(toy, monkeypatch, tmp_path):
+    install_family(tmp_path / "ghost-site", monkeypatch, "_mopt_no_such_package", None, entry_name="ghost")
+    with pytest.warns(RuntimeWarning, match="mopt family 'ghost' .*cannot be loaded: ModuleNotFoundError"):
+        known = families()
+    assert "toy" in known and "ghost" not in known
     path = toy(TOY.replace('"toy"', '"ghost"'))
-    with pytest.raises(InputError, match=r"toy\.toml: 'family' 'ghost' is not available: its scenario module "
-                                         r"_mopt_no_such_package\.scenario is not installed"):
+    with pytest.raises(InputError, match=r"toy\.toml: 'family' must be one of \[.*'toy'.*\]; got 'ghost'"):
         load_scenario(path)
 
 
-def test_a_missing_import_inside_a_family_module_is_not_hidden(toy, monkeypatch):
-    # the family's module exists but itself imports something missing: a bug, not "not installed"
-    broken = types.ModuleType("_mopt_broken_family")
+def test_an_entry_point_that_is_not_a_family_is_ignored(monkeypatch, tmp_path):
+    module = types.ModuleType("_mopt_not_a_family")
+    module.FAMILY = {"name": "bad"}
+    install_family(tmp_path / "site", monkeypatch, "_mopt_not_a_family", module, entry_name="bad")
+    with pytest.warns(RuntimeWarning, match="is not a mopt.core.family.Family named 'bad'"):
+        assert "bad" not in families()
+    families.cache_clear()
 
+
+def test_a_missing_import_inside_a_family_module_is_not_hidden(toy, monkeypatch, tmp_path):
+    # the family's parser imports something missing: a bug, not "not installed"
     def parse(path, doc):
         import _mopt_missing_dependency  # noqa: F401
 
-    broken.parse = parse
-    monkeypatch.setitem(sys.modules, "_mopt_broken_family", broken)
-    monkeypatch.setitem(scenario_mod.FAMILIES, "broken", "_mopt_broken_family")
+    broken = _family_module("_mopt_broken_family", name="broken", description="broken", scenario=parse)
+    install_family(tmp_path / "broken-site", monkeypatch, "_mopt_broken_family", broken, entry_name="broken")
     with pytest.raises(ModuleNotFoundError, match="_mopt_missing_dependency"):
         load_scenario(toy(TOY.replace('"toy"', '"broken"')))
 
 
-def test_parse_must_return_a_scenario(toy, monkeypatch):
-    monkeypatch.setattr(sys.modules["_mopt_toy_family"], "parse", lambda path, doc: {"not": "a scenario"})
+def test_parse_must_return_a_scenario(toy, monkeypatch, tmp_path):
+    bad = _family_module("_mopt_toy_family", **{**TOY_FAMILY, "scenario": lambda path, doc: {"not": "a scenario"}})
+    install_family(tmp_path / "site", monkeypatch, "_mopt_toy_family", bad, entry_name="toy")
     with pytest.raises(TypeError, match="parse\\(\\) must return a mopt.scenario.Scenario; got dict"):
         load_scenario(toy())
 

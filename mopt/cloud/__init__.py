@@ -1,8 +1,8 @@
 """Cloud scheduling on workload traces (DESIGN §6; SC13, JSSPP).
 
-Traces: :func:`read_swf` reads a Standard Workload Format trace and :func:`find_trace` finds one
-through ``MOPT_DATA_DIR``; :func:`clean`, :func:`load_trace` (by archive name, fetched with a
-sha256 check when missing) and :func:`synthetic` (JSSPP's arrival patterns). The simulator:
+Traces are read by :mod:`mopt.workloads` (``read_swf``, ``clean``, ``load_trace``, ``fetch``,
+``synthetic``); their old names here (``mopt.cloud.read_swf``, ...) still work for this release
+with a ``DeprecationWarning``, as does ``mopt.cloud.koala`` (now :mod:`mopt.koala`). The simulator:
 :class:`Policy` and :func:`simulate` (a compiled event loop over a copyable
 :class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`). The portfolio scheduler:
 :func:`portfolio` (SC13's 60, JSSPP's 10 or a list of policies), :func:`simulate_portfolio` and
@@ -17,8 +17,7 @@ import importlib
 import sys
 import types
 
-from mopt.cloud.swf import SWF_COLUMNS, find_trace, read_swf
-from mopt.cloud.traces import PATTERNS, TRACES, FetchError, clean, fetch, load_trace, synthetic
+import warnings
 
 _LAZY = {
     "Policy": "mopt.cloud.policies", "PROVISIONING": "mopt.cloud.policies",
@@ -34,10 +33,13 @@ _LAZY = {
     "PortfolioProblem": "mopt.cloud.portfolio_problem",
 }
 
-__all__ = [
+#: names that moved out of this package in 0.2: old name -> new module (deprecated here)
+MOVED = {name: "mopt.workloads" for name in (
     "SWF_COLUMNS", "find_trace", "read_swf", "PATTERNS", "TRACES", "FetchError", "clean", "fetch",
-    "load_trace", "synthetic", *_LAZY,
-]
+    "load_trace", "synthetic")}
+MOVED["koala"] = "mopt.koala"
+
+__all__ = [*_LAZY]
 
 
 def __getattr__(name: str):
@@ -45,6 +47,12 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if name in MOVED:
+        new = MOVED[name]
+        warnings.warn(f"mopt.cloud.{name} is deprecated; use {new if name == 'koala' else f'{new}.{name}'} "
+                      "(the old name goes in the next release)", DeprecationWarning, stacklevel=2)
+        module = importlib.import_module(new)
+        return module if name == "koala" else getattr(module, name)
     raise AttributeError(f"module 'mopt.cloud' has no attribute {name!r}")
 
 

@@ -1,4 +1,6 @@
-"""The ``mopt simulate`` and ``mopt traces fetch`` commands (registered in :mod:`mopt.cli`)."""
+"""The cloud family's commands: ``mopt simulate`` (here) and ``mopt portfolio``
+(:mod:`mopt.cloud.portfolio_command`), registered through the family's
+:class:`~mopt.core.family.Family` (:func:`add_parsers`)."""
 
 from __future__ import annotations
 
@@ -7,20 +9,18 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["add_parser", "run", "traces_fetch", "load_jobs"]
+__all__ = ["add_parsers", "run"]
 
 
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0; got {text}")
-    return value
+def add_parsers(sub, run_options) -> None:
+    """Add the family's commands (``simulate``, ``portfolio``) to ``sub``."""
+    from mopt.cloud import portfolio_command
+
+    add_simulate(sub, run_options)
+    portfolio_command.add_parser(sub, run_options)
 
 
-def add_parser(sub) -> argparse.ArgumentParser:
+def add_simulate(sub, run_options) -> argparse.ArgumentParser:
     """Add the ``simulate`` subcommand to the CLI's subparsers."""
     p = sub.add_parser(
         "simulate", help="one cloud scheduling policy over a workload trace (SC13, JSSPP)",
@@ -29,12 +29,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "utilisation, mean bounded slowdown, utility, VM-hours) and write one CSV row "
                     "per job.")
     p.add_argument("--trace", required=True, metavar="NAME",
-                   help="archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, LPC-EGEE, LCG) or "
-                        "an SWF file")
+                   help="archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, LPC-EGEE, LCG), an "
+                        "SWF file, or a file name in MOPT_DATA_DIR")
     p.add_argument("--policy", required=True, metavar="POLICY", help="e.g. ODA-UNICEF-FirstFit")
     p.add_argument("--runtime", choices=["actual", "user", "predicted"], default="actual",
                    help="runtime information the policies see (default: actual)")
-    p.add_argument("--boot-delay", type=_non_negative, default=120.0, metavar="S",
+    p.add_argument("--boot-delay", type=run_options.non_negative, default=120.0, metavar="S",
                    help="VM boot delay in seconds (default 120)")
     p.add_argument("--max-vms", type=int, default=256, metavar="N",
                    help="cap on leased VMs (default 256)")
@@ -42,37 +42,18 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="keep jobs of at most P processors (default 64, as SC13)")
     p.add_argument("--drop-wide", action="store_true",
                    help="drop jobs wider than the cap instead of refusing the trace")
-    p.add_argument("--alpha", type=_non_negative, default=1.0, help="utility exponent α")
-    p.add_argument("--beta", type=_non_negative, default=1.0, help="utility exponent β")
-    p.add_argument("--out", default=None, metavar="FILE",
-                   help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--alpha", type=run_options.non_negative, default=1.0, help="utility exponent α")
+    p.add_argument("--beta", type=run_options.non_negative, default=1.0, help="utility exponent β")
+    run_options(p, None, out_help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv)", seed=False,
+                parallel=False)
     p.set_defaults(func=run)
     return p
-
-
-def load_jobs(name: str, size_limit: int, max_jobs: int | None = None):
-    """The cleaned jobs of ``--trace`` (an archive name or an SWF file) of at most ``size_limit``
-    processors, the first ``max_jobs`` only if given (shared by ``simulate`` and ``portfolio``)."""
-    from mopt.cloud import TRACES, clean, load_trace, read_swf
-    from mopt.core.errors import InputError, check_int
-
-    size_limit = check_int("--size-limit", size_limit, low=1)
-    if name.strip().lower() in {k.lower() for k in TRACES}:
-        jobs = load_trace(name, size_limit=size_limit)
-    elif Path(name).is_file():
-        jobs = clean(read_swf(name), size_limit=size_limit)
-    else:
-        raise InputError(f"'--trace' must be one of {', '.join(TRACES)} or an SWF file; "
-                         f"got {name!r}.")
-    if max_jobs:
-        jobs = jobs.head(max_jobs).reset_index(drop=True)
-    return jobs
 
 
 def run(args) -> int:
     """Run ``mopt simulate``."""
     from mopt.cloud import Policy, simulate
+    from mopt.workloads import load_jobs
     from mopt.core.errors import InputError
     from mopt.core.result import atomic_write
 
@@ -97,17 +78,4 @@ def run(args) -> int:
     print(f"  mean bounded slowdown {s['bsd']:.3f}   charged {s['vm_hours']:.0f} VM-hours")
     print(f"  utility U = {s['utility']:.3f} (kappa 100, alpha {args.alpha:g}, beta {args.beta:g})")
     print(f"wrote {out}")
-    return 0
-
-
-def traces_fetch(args) -> int:
-    """Run ``mopt traces fetch NAME``: download an archive trace into the cache."""
-    from mopt.cloud import fetch
-    from mopt.core.errors import InputError
-
-    if args.trace is None:
-        raise InputError("'traces fetch' needs a NAME (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, "
-                         "LPC-EGEE, LCG).")
-    path = fetch(args.trace, progress=sys.stderr.isatty())
-    print(f"{args.trace}: {path} ({os.path.getsize(path)} bytes, sha256 checked)")
     return 0

@@ -61,10 +61,7 @@ class CloudScenario(Scenario):
     family: str = "cloud"
     problem_kwargs: dict = field(default_factory=dict)
 
-    noun: ClassVar[str] = "mixes"
-    noun_singular: ClassVar[str] = "mix"
     legend: ClassVar[str] = "bsd = mean bounded slowdown, vm_hours = charged VM-hours"
-    labels: ClassVar[dict] = {"bsd": "mean bounded slowdown", "vm_hours": "charged VM-hours"}
 
     def problem(self, n_reps: int | None = None, seed: int | None = None) -> PortfolioProblem:
         """The portfolio-mix problem of this scenario (``n_reps``, ``seed``: defaults from [run])."""

@@ -34,6 +34,8 @@ mopt.core.errors.InputError: scenario file '/dev/zero' is not a regular file (a 
 
 from __future__ import annotations
 
+import difflib
+
 import json
 import os
 import stat
@@ -45,7 +47,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_int
 
-__all__ = ["LIMITS", "limit", "read_bytes", "read_text", "read_toml", "read_json", "check_nesting",
+__all__ = ["suggest", "LIMITS", "limit", "read_bytes", "read_text", "read_toml", "read_json", "check_nesting",
            "max_workers", "check_workers", "check_lines"]
 
 #: name -> (environment variable, default, what it bounds); the default of "workers" is per CPU
@@ -326,3 +328,19 @@ def _digits(exc: ValueError) -> str:
     if "integer string conversion" in text:
         return f"an integer has more than {sys.get_int_max_str_digits():,} digits"
     return text
+
+
+def suggest(key, allowed, form: str = "'{}'") -> str:
+    """``"; did you mean 'x'?"`` for the closest allowed name, or ``""``.
+
+    Examples
+    --------
+    >>> suggest("sed", ["seed", "method"])
+    "; did you mean 'seed'?"
+    """
+    if not isinstance(key, str):
+        return ""
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    if not close:
+        close = [a for a in allowed if a.lower() == key.lower()]
+    return f"; did you mean {form.format(close[0])}?" if close else ""

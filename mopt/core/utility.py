@@ -25,7 +25,7 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_number
 
-__all__ = ["Utility", "minimize", "product", "weighted", "within_budget", "by_deadline", "U"]
+__all__ = ["generic_utilities", "Utility", "minimize", "product", "weighted", "within_budget", "by_deadline", "U"]
 
 
 class Utility:
@@ -125,3 +125,18 @@ def U(alpha: float = 1.0, beta: float = 1.0, kappa: float = 100.0, *,
         lambda df: -kappa * df[utilisation] ** alpha * (1.0 / df[slowdown]) ** beta,
         arrays=True,
     )
+
+
+def generic_utilities(objectives) -> dict:
+    """``min <objective>`` for each objective, and for two, ``min <a> x <b>`` (their product).
+
+    Examples
+    --------
+    >>> list(generic_utilities(("time", "cost")))
+    ['min time', 'min cost', 'min time x cost']
+    """
+    objectives = tuple(objectives)
+    out = {f"min {o}": minimize(o) for o in objectives}
+    if len(objectives) == 2:
+        out[f"min {objectives[0]} x {objectives[1]}"] = product(*objectives)
+    return out

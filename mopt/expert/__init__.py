@@ -1,40 +1,41 @@
-"""Bags of tasks on unreliable + reliable pools: ExPERT's NTDM_r strategies (Agmon Ben-Yehuda et al.)."""
+"""Bags of tasks on unreliable + reliable pools: ExPERT's NTDM_r strategies (Agmon Ben-Yehuda et al.).
+
+The names below are imported on first use (the estimator compiles with Numba), so that
+``import mopt.expert`` and the command line stay cheap.
+
+Examples
+--------
+>>> from mopt.expert import reference_environment
+>>> reference_environment().n_tasks
+150
+"""
 
 from __future__ import annotations
 
-import os as _os
+import importlib
 
-import numba as _numba
+#: public name -> the module that defines it (imported on first use)
+_LAZY = {
+    "Environment": "environment", "reference_environment": "environment", "wl3_environment": "environment",
+    "estimate": "estimator",
+    "ObservedTail": "online", "ThroughputLog": "online", "estimate_online": "online", "observe": "online",
+    "estimate_n_unreliable": "pool",
+    "NTDMrProblem": "problem", "fronts_by_N": "problem", "high_resolution_grid": "problem",
+    "paper_grid": "problem",
+    "STATIC_STRATEGIES": "strategy", "Strategy": "strategy",
+    "TurnaroundModel": "turnaround",
+}
 
-# The simulators run prange loops; numba's default GNU OpenMP layer kills a forked child process,
-# which breaks ProcessPoolExecutor (fork on Linux).  "forksafe" picks a layer that survives fork
-# (TBB if installed, else the built-in workqueue).  A user's NUMBA_THREADING_LAYER wins.
-if "NUMBA_THREADING_LAYER" not in _os.environ:
-    _numba.config.THREADING_LAYER = "forksafe"
+__all__ = sorted(_LAZY)
 
-from mopt.expert.environment import Environment, reference_environment, wl3_environment
-from mopt.expert.estimator import estimate
-from mopt.expert.online import ObservedTail, ThroughputLog, estimate_online, observe
-from mopt.expert.pool import estimate_n_unreliable
-from mopt.expert.problem import NTDMrProblem, fronts_by_N, high_resolution_grid, paper_grid
-from mopt.expert.strategy import STATIC_STRATEGIES, Strategy
-from mopt.expert.turnaround import TurnaroundModel
 
-__all__ = [
-    "STATIC_STRATEGIES",
-    "Environment",
-    "NTDMrProblem",
-    "ObservedTail",
-    "Strategy",
-    "ThroughputLog",
-    "TurnaroundModel",
-    "estimate",
-    "estimate_n_unreliable",
-    "fronts_by_N",
-    "estimate_online",
-    "high_resolution_grid",
-    "observe",
-    "paper_grid",
-    "reference_environment",
-    "wl3_environment",
-]
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mopt.expert' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"mopt.expert.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)

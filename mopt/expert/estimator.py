@@ -33,6 +33,8 @@ from mopt.expert.strategy import (
 __all__ = ["estimate", "simulate_strategies", "simulate_parameters", "resolve_strategy", "replication_frame", "OUTPUT_COLUMNS"]
 
 OUTPUT_COLUMNS = tuple(_engine.OUTPUT_COLUMNS)
+#: whether the estimator's kernels still have to be compiled (a fresh install: the demo says so)
+needs_compilation = _engine.needs_compilation
 
 
 #: static strategies that never use the reliable pool

@@ -130,10 +130,7 @@ class ExpertScenario(Scenario):
     turnaround_kind: str = "shifted_lognormal"
     observed: ObservedTail | None = field(default=None, compare=False, repr=False)
 
-    noun: ClassVar[str] = "strategies"
-    noun_singular: ClassVar[str] = "strategy"
     legend: ClassVar[str] = "makespan = tail phase [s], cost [cent/task]"
-    labels: ClassVar[dict] = {"makespan": "tail-phase makespan [s]", "cost": "cost [cent/task]"}
 
     def problem(self, n_reps: int | None = None, seed: int | None = None) -> NTDMrProblem:
         """The NTDM_r problem of this scenario (``n_reps``, ``seed``: defaults from ``[run]``)."""

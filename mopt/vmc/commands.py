@@ -1,6 +1,6 @@
 """``mopt vmc``: the multi-period comparison (methods × Scenario 1/2 → throughput table).
 
-Registered by :mod:`mopt.cli` (``add_parser``), run by :func:`run`; writes ``vmc_runs.csv`` (one row
+Registered through the family's :class:`~mopt.core.family.Family` (``add_parsers``), run by :func:`run`; writes ``vmc_runs.csv`` (one row
 per cell, seed and method) and ``vmc_summary.csv`` (mean throughput and 95 % t-interval per cell and
 method) atomically into ``--out``; a progress bar of the runs (cell × seed × method) goes to stderr
 unless ``--quiet``, so stdout holds only the table.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mopt.core.errors import InputError
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parsers", "run"]
 
 def _list(kind):
     def parse(text: str):
@@ -24,8 +24,8 @@ def _list(kind):
     return parse
 
 
-def add_parser(sub, common) -> None:
-    """Add the ``vmc`` subcommand to ``sub`` (``common`` adds --out, --seed, --workers, ...)."""
+def add_parsers(sub, run_options) -> None:
+    """Add the family's commands (``vmc``) to ``sub`` (``run_options`` adds --out, --seed, --workers, ...)."""
     p = sub.add_parser(
         "vmc", help="virtual clusters: compare MC, BP, iOO, eOO over many periods (Scenarios 1 and 2)",
         description="Run the multi-period comparison of Zhang et al. (TETC 2014): each method searches a "
@@ -34,7 +34,7 @@ def add_parser(sub, common) -> None:
                     "search overhead, 3 ms per replication). Prints the mean throughput per cell and method "
                     "with a 95% interval over seeds.",
     )
-    common(p, "mopt-vmc")
+    run_options(p, "mopt-vmc")
     p.add_argument("--vms", type=_list("cluster sizes"), default=["16"], metavar="N1,N2",
                    help="cluster sizes (default 16)")
     p.add_argument("--workloads", type=_list("workloads"), default=["LFLD", "HFHD"], metavar="W1,W2",
@@ -67,7 +67,7 @@ def run(args) -> int:
     from scipy import stats
     from tqdm import tqdm
 
-    from mopt.commands.outputs import check_out, executor
+    from mopt.core.outputs import check_out, executor
     from mopt.core.errors import check_int
     from mopt.core.result import atomic_write
     from mopt.solvers.multiperiod import MULTI_PERIOD_METHODS

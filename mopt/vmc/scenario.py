@@ -62,10 +62,7 @@ class VMCScenario(Scenario):
     arrivals: tuple = ()
     backlog: tuple | None = None
 
-    noun: ClassVar[str] = "schedules"
-    noun_singular: ClassVar[str] = "schedule"
     legend: ClassVar[str] = "clear_time [s]"
-    labels: ClassVar[dict] = {"clear_time": "time to clear the period's work [s]", "vms": "VMs"}
 
     def problem(self, n_reps: int | None = None, seed: int | None = None) -> VMPartitionProblem:
         return VMPartitionProblem(self.theta, np.array(self.lengths), np.array(self.arrivals),

@@ -37,7 +37,7 @@ def test_release_window_of_each_simulator():
 def test_engines_use_the_shared_rules():
     """Both compiled engines and the cloud policies take the hour from this module (one rule)."""
     from mopt.cloud import engine, policies
-    from mopt.cloud.koala import engine as koala_engine
+    from mopt.koala import engine as koala_engine
 
     assert engine.HOUR is policies.HOUR is HOUR
     assert koala_engine.release_due is release_due and engine.release_due is release_due

@@ -89,7 +89,7 @@ def test_engine_matches_model_large_cap_and_long_trace():
 )
 def test_engine_matches_model_on_real_trace_slice():
     # the first 150 jobs of KTH-SP2 (real sizes, runtimes, estimates and users; <= 64 processors)
-    from mopt.cloud import load_trace
+    from mopt.workloads import load_trace
 
     df = load_trace("KTH-SP2", size_limit=64).head(150)
     for policy, runtime in (("ODA-UNICEF-FirstFit", "actual"), ("ODE-LXF-BestFit", "predicted"),

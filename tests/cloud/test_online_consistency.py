@@ -96,7 +96,7 @@ def test_online_simulation_is_the_truncated_real_run(seed):
     not os.path.isfile(os.path.join(os.environ.get("MOPT_DATA_DIR", ""), "KTH-SP2-1996-2.1-cln.swf.gz")),
     reason="MOPT_DATA_DIR does not hold KTH-SP2 (the test must not download it)")
 def test_online_simulation_on_kth_prefix():
-    from mopt.cloud import load_trace
+    from mopt.workloads import load_trace
 
     df = load_trace("KTH-SP2", size_limit=64).head(800)
     rng = np.random.default_rng(7)

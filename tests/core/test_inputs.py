@@ -20,7 +20,7 @@ from conftest import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mopt.cloud import read_swf
+from mopt.workloads import read_swf
 from mopt.core import inputs
 from mopt.core.errors import InputError
 from mopt.core.inputs import check_nesting, limit, read_bytes, read_json, read_text, read_toml

@@ -158,7 +158,7 @@ def test_mopt_vmc_uses_the_executor_of_workers(workdir, capsys, monkeypatch):
 
     import pandas as pd
 
-    import mopt.commands.outputs as outputs
+    import mopt.core.outputs as outputs
 
     submitted = []
 

@@ -28,7 +28,17 @@ specialisation, so only a fresh install compiles (:func:`needs_compilation`).
 
 from __future__ import annotations
 
-from mopt.expert._engine.batch import needs_compilation, simulate, simulate_observed
+import os as _os
+
+import numba as _numba
+
+# The simulators run prange loops; numba's default GNU OpenMP layer kills a forked child process,
+# which breaks ProcessPoolExecutor (fork on Linux).  "forksafe" picks a layer that survives fork
+# (TBB if installed, else the built-in workqueue).  A user's NUMBA_THREADING_LAYER wins.
+if "NUMBA_THREADING_LAYER" not in _os.environ:
+    _numba.config.THREADING_LAYER = "forksafe"
+
+from mopt.expert._engine.batch import needs_compilation, simulate, simulate_observed  # noqa: E402
 from mopt.expert._engine.constants import (
     MAX_INSTANCES,
     N_INFINITE,

@@ -1,0 +1,109 @@
+"""``mopt compare SCENARIO.toml``: search methods under equal budgets against a ground truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from mopt.cli.options import count_option, method_options
+from mopt.core.interrupt import deferred_signals
+from mopt.core.outputs import check_journal, check_out, executor, progress
+from mopt.tables import format_table
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub, run_options) -> None:
+    """Add the ``compare`` subcommand to ``sub`` (an argparse subparsers object)."""
+    from mopt.solvers import METHODS
+
+    compare = sub.add_parser(
+        "compare", help="compare search methods under equal budgets against a ground truth",
+        description="Run each method at each budget over independent macroreplications (common random "
+                    "numbers across methods), score every run against a ground truth (exhaustive search "
+                    "with many replications): probability of correct selection and regret for a utility, "
+                    "hypervolume ratio and Type I/II errors of the observed Pareto set.  Writes "
+                    "compare.csv (one row per run), summary.csv and progress.png.",
+    )
+    compare.add_argument("scenario", metavar="SCENARIO.toml")
+    run_options(compare, None)
+    compare.add_argument("--methods", required=True, metavar="M1,M2",
+                         help=f"comma-separated methods, from {', '.join(sorted(METHODS))}")
+    compare.add_argument("--budgets", required=True, metavar="B1,B2",
+                         help="comma-separated budgets: replications (2000) or percentages of exhaustive "
+                              "search's n_designs x n_reps (10%%)")
+    compare.add_argument("--macroreps", required=True, metavar="M",
+                         help="independent macroreplications of every method and budget")
+    compare.add_argument("--truth-reps", default=None, metavar="N",
+                         help="replications per design of the ground truth (default: max(100, 10 x n_reps))")
+    compare.add_argument("--utility", default=None, metavar="SPEC",
+                         help="utility that scores decisions, e.g. 'product(makespan, cost)' (the default)")
+    compare.add_argument("--journal", default=None, metavar="DIR",
+                         help="directory of journals (one SQLite file per seed); run the same command "
+                              "again to resume a killed comparison without simulating anything twice")
+    compare.add_argument("--option", action="append", default=[], metavar="METHOD.KEY=VALUE",
+                         help="an option of one method, e.g. --option ocba.n0=5 (repeatable)")
+    compare.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Run ``mopt compare`` with parsed ``args``; return the exit code."""
+    from mopt.compare import (
+        MAX_MACROREPS,
+        TOO_SMALL,
+        _check_methods,
+        compare,
+        resolve_budgets,
+        summary,
+    )
+    from mopt.core.problem import MAX_REPS
+    from mopt.core.result import atomic_write
+    from mopt.plot import plot_progress
+    from mopt.scenario import load_scenario
+    from mopt.solvers.base import resolve_utility, utility_scores
+    from mopt.utility_spec import parse_utility
+
+    methods = _check_methods([m.strip() for m in args.methods.split(",")], name="--methods")
+    macroreps = count_option("--macroreps", args.macroreps, MAX_MACROREPS)
+    truth_reps = None if args.truth_reps is None else count_option("--truth-reps", args.truth_reps, MAX_REPS)
+    utility = None if args.utility is None else parse_utility(args.utility)
+    scenario = load_scenario(args.scenario)
+    seed = scenario.seed if args.seed is None else args.seed
+    out = check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
+    check_journal(args.journal, out, "compare")
+    problem = scenario.problem(seed=seed)
+    budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
+    if utility is not None:  # a utility naming other columns fails here, before anything is printed
+        utility_scores(problem, resolve_utility(problem, utility), np.ones((1, problem.n_obj)))
+    truth_n = truth_reps or max(100, 10 * problem.n_reps)
+    print(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}, {scenario.n_reps} replications each for "
+          f"exhaustive search ({problem.n_designs * scenario.n_reps:,} in all); methods {', '.join(methods)}; "
+          f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
+          f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
+          f"replications per {scenario.noun_singular}.")
+    options = method_options(args.option, per_method=True)
+    if scenario.options and scenario.method in methods:  # [run] options belong to its method
+        options[scenario.method] = {**scenario.options, **options.get(scenario.method, {})}
+    with executor(args) as client:
+        df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
+                     truth_reps=truth_reps, executor=client, journal=args.journal,
+                     progress=progress(args), options=options)
+    table = summary(df)
+    print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "
+          "regret and hv_ratio quartiles (q1, median, q3).")
+    print(format_table(table))
+    small = table[table["status"] == TOO_SMALL]
+    for _, row in small.iterrows():
+        print(f"budget too small: {row['method']} cannot run with {row['budget']} replications on this "
+              "problem (scores are NaN).")
+    caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
+               f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
+    with deferred_signals():  # the three files are written whole, as a set
+        atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
+        atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
+        plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
+                      caption=caption)
+    written = [out / n for n in ("compare.csv", "summary.csv", "progress.png")]
+    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    return 0

@@ -1,0 +1,50 @@
+"""``mopt decide DIR --utility SPEC``: the rows of a result directory that utilities choose."""
+
+from __future__ import annotations
+
+from mopt.tables import choose, chosen_table, parameter_columns
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``decide`` subcommand to ``sub`` (an argparse subparsers object)."""
+    decide = sub.add_parser(
+        "decide", help="choose from a result directory by utility",
+        description="Print the row of a result directory (written by 'frontier' or 'demo') that each "
+                    "utility prefers.  SPEC is a call such as 'minimize(makespan)', "
+                    "'product(makespan, cost)', 'weighted(makespan=1, cost=3600)', "
+                    "'within_budget(cost, 1.0, then=makespan)', 'by_deadline(makespan, 20000, then=cost)'.",
+    )
+    decide.add_argument("directory", metavar="DIR")
+    decide.add_argument("--utility", action="append", default=[], metavar="SPEC",
+                        help="a utility (repeat for several; default: those of the result's problem "
+                             "family, e.g. min of each objective and their product)")
+    decide.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Run ``mopt decide`` with parsed ``args``; return the exit code."""
+    from mopt.core.family import get_family
+    from mopt.core.result import Result
+    from mopt.scenario import DEFAULT_FAMILY
+    from mopt.utility_spec import parse_utility
+
+    result = Result.read_csv(args.directory)
+    objectives = list(result.objectives)
+    family = get_family(result.info.get("family", DEFAULT_FAMILY), f"{args.directory}/result.json")
+    if args.utility:
+        utilities = {}
+        for spec in args.utility:
+            u = parse_utility(spec)
+            utilities[u.name] = u
+    else:  # the defaults of the family that wrote the result (any objectives)
+        utilities = family.default_utilities(objectives)
+    chosen = choose(result, utilities)
+    print(f"{args.directory}: {len(result.evaluations)} evaluated designs, {len(result.front)} on the "
+          f"Pareto frontier (method {result.method}, seed {result.seed}).")
+    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives], family.formats))
+    for label, row in chosen.items():
+        if row is None:
+            print(f"no evaluated design satisfies {label}.")
+    return 0

@@ -1,0 +1,100 @@
+"""``mopt frontier SCENARIO.toml``: search a scenario's design space and write its Pareto frontier."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from mopt.cli.options import method_options, positive_int
+from mopt.core.errors import InputError
+from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
+from mopt.tables import choose, chosen_table, format_table, parameter_columns
+
+__all__ = ["MAX_ROWS", "add_parser", "run"]
+
+MAX_ROWS = 40  # frontier rows printed by `mopt frontier` (all are written to front.csv)
+
+
+def add_parser(sub, run_options) -> None:
+    """Add the ``frontier`` subcommand to ``sub`` (an argparse subparsers object)."""
+    from mopt.solvers import METHODS
+
+    frontier = sub.add_parser("frontier", help="the Pareto frontier of a scenario file",
+                              description="Search the strategy grid of SCENARIO.toml and write "
+                                          "front.csv, evaluations.csv, result.json and front.png.")
+    frontier.add_argument("scenario", metavar="SCENARIO.toml")
+    run_options(frontier, None, stdout=True, journal=True)
+    frontier.add_argument("--method", default=None,
+                          help=f"search method, one of {', '.join(sorted(METHODS))} (default: the scenario's)")
+    frontier.add_argument("--budget", type=positive_int, default=None, metavar="B",
+                          help="replications to spend at most (default: the scenario's / the method's)")
+    frontier.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                          help="a method option, e.g. --option n0=5 (repeatable)")
+    frontier.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Run ``mopt frontier`` with parsed ``args``; return the exit code."""
+    import mopt
+    from mopt.scenario import default_utilities, load_scenario
+
+    scenario = load_scenario(args.scenario)
+    method = scenario.method if args.method is None else args.method
+    if method not in mopt.METHODS:
+        raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
+    budget = args.budget if args.budget is not None else scenario.budget
+    seed = scenario.seed if args.seed is None else args.seed
+    # the scenario's [run] options belong to its method; --option adds to / overrides them
+    options = {**(scenario.options if method == scenario.method else {}), **method_options(args.option)}
+    to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
+    say = functools.partial(print, file=sys.stderr) if to_stdout else print
+    out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    if not to_stdout:
+        check_out(out)
+        check_journal(args.journal, out, "frontier")
+    problem = scenario.problem(seed=seed)
+    say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
+        f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
+    for line in scenario.intro(problem):
+        say(line)
+    try:
+        with executor(args) as client:
+            # the problem carries the scenario's n_reps (every method's default)
+            result = mopt.solve(problem, method, budget=budget, seed=seed, executor=client,
+                                journal=args.journal, progress=progress(args), **options)
+    except InputError as exc:
+        if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
+            raise InputError(f"{scenario.path}: [run] {exc}") from None
+        raise
+    result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
+                                               "family": scenario.family, **scenario.result_info(problem)})
+    front = result.front
+    legend = f" ({scenario.legend})" if scenario.legend else ""
+    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated {scenario.noun}, "
+        f"{result.n_evals} replications{legend}")
+    shown = front
+    if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
+        shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
+    columns = [*parameter_columns(result), *result.objectives]
+    formats = scenario.family_object.formats
+    say(format_table(shown, columns, formats))
+    if len(shown) < len(front):
+        say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
+            f"{out / 'front.csv'})")
+    chosen = choose(result, default_utilities(scenario.family, result.objectives))
+    if chosen:
+        say(f"\nChosen {scenario.noun} (mopt decide DIR --utility SPEC for others):")
+        say(chosen_table(chosen, columns, formats))
+    extra = scenario.report(result)
+    if extra:
+        say(extra)
+    if to_stdout:
+        result.front.to_csv(sys.stdout, index=False)
+        return 0
+    written = write_outputs(result, out, functools.partial(scenario.figure, result))
+    say(f"\nwrote {', '.join(str(p) for p in written)}")
+    return 0

@@ -1,0 +1,244 @@
+"""The argument parser class of ``mopt`` and the options its run commands share.
+
+:data:`RUN_OPTIONS` is what every run command — the core ones and every family's, which receive
+it as ``add_parsers(subparsers, run_options)`` — declares its ``--out``, ``--seed``, ``--workers``,
+``--scheduler``, ``--quiet`` (and, where a run can resume, ``--journal``) with, so that they are
+defined once and read the same everywhere; it also carries the argument types a family's own
+options use (``run_options.positive_int``, ``.non_negative``, ``.seed``), so that a family never
+imports the command line.
+
+Values checked here are usage errors (one ``mopt: error: ...`` line, exit 2); ``--option``,
+``--macroreps`` and ``--truth-reps`` are checked when the command runs and raise
+:class:`~mopt.core.errors.InputError` naming the option.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from mopt.core.errors import InputError
+
+__all__ = [
+    "RUN_OPTIONS",
+    "RunOptions",
+    "Parser",
+    "non_negative",
+    "positive_int",
+    "seed_value",
+    "workers",
+    "add_run_options",
+    "add_journal_option",
+    "count_option",
+    "option_value",
+    "method_options",
+]
+
+
+def _integer(text: str, low: int, expected: str, too_low: str) -> int:
+    """An integer >= ``low``; the usage errors say ``must be <expected>`` / ``must be <too_low>``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {expected}; got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {too_low}; got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 given on the command line.
+
+    Examples
+    --------
+    >>> positive_int("3")
+    3
+    """
+    return _integer(text, 1, "an integer", ">= 1")
+
+
+def seed_value(text: str) -> int:
+    """``--seed``: a non-negative integer.
+
+    Examples
+    --------
+    >>> seed_value("0")
+    0
+    """
+    return _integer(text, 0, "a non-negative integer", "a non-negative integer")
+
+
+def non_negative(text: str) -> float:
+    """A finite number >= 0 given on the command line.
+
+    Examples
+    --------
+    >>> non_negative("120")
+    120.0
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0; got {text}")
+    return value
+
+
+def workers(text: str) -> int:
+    """``--workers``: an integer from 1 to MOPT_MAX_WORKERS (default 4 x the CPUs).
+
+    Examples
+    --------
+    >>> workers("1")
+    1
+    """
+    from mopt.core.inputs import check_workers
+
+    value = positive_int(text)
+    try:
+        return check_workers("--workers", value)
+    except InputError as exc:  # argparse shows an ArgumentTypeError's own message
+        raise argparse.ArgumentTypeError(str(exc).replace("'--workers' ", "", 1).rstrip(".")) from None
+
+
+class Parser(argparse.ArgumentParser):
+    """A usage error is one line, ``mopt: error: [COMMAND: ]MESSAGE (see ... --help)``, exit 2
+    (argparse's own prints the usage block first)."""
+
+    def error(self, message: str):
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+        text = " ".join(f"{command + ': ' if command else ''}{message}".split())
+        self.exit(2, f"mopt: error: {text} (see '{self.prog} --help').\n")
+
+
+class RunOptions:
+    """Declares the shared run options on a command's parser (call it) and carries the argument
+    types of the command line (:func:`positive_int`, :func:`non_negative`, :func:`seed_value`).
+
+    Examples
+    --------
+    >>> p = Parser(prog="mopt x")
+    >>> RUN_OPTIONS(p, "mopt-x", journal=True)
+    >>> args = p.parse_args(["--seed", "3", "--quiet"])
+    >>> args.out, args.seed, args.workers, args.scheduler, args.quiet, args.journal
+    ('mopt-x', 3, 1, None, True, None)
+    """
+
+    positive_int = staticmethod(positive_int)
+    non_negative = staticmethod(non_negative)
+    seed = staticmethod(seed_value)
+
+    def __call__(self, parser: argparse.ArgumentParser, out_default: str | None, *, stdout: bool = False,
+                 journal: bool = False, out_help: str | None = None, seed_default: int | None = None,
+                 seed_help: str | None = None, seed: bool = True, parallel: bool = True) -> None:
+        """Add ``--out`` (default ``out_default``; ``out_help`` describes it), ``--quiet``; with
+        ``seed`` (a run that draws random numbers) ``--seed`` (default ``seed_default``,
+        ``seed_help`` describes it); with ``parallel`` ``--workers`` and ``--scheduler``; with
+        ``journal`` ``--journal``."""
+        add_run_options(parser, out_default, stdout=stdout, out_help=out_help, seed_default=seed_default,
+                        seed_help=seed_help, seed=seed, parallel=parallel)
+        if journal:
+            add_journal_option(parser)
+
+
+def add_run_options(p: argparse.ArgumentParser, out_default: str | None, stdout: bool = False, *,
+                    out_help: str | None = None, seed_default: int | None = None, seed_help: str | None = None,
+                    seed: bool = True, parallel: bool = True) -> None:
+    """Add ``--out``, ``--seed``, ``--workers``, ``--scheduler`` and ``--quiet`` to a run command.
+
+    Examples
+    --------
+    >>> p = Parser(prog="mopt x")
+    >>> add_run_options(p, "mopt-x")
+    >>> p.parse_args(["--seed", "3"]).out
+    'mopt-x'
+    """
+    dash = "; '-' writes front.csv to stdout, messages and progress to stderr" if stdout else ""
+    p.add_argument("--out", metavar="DIR", default=out_default,
+                   help=out_help or f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
+    if seed:
+        default = "1, or the scenario's [run] seed" if seed_default is None else seed_default
+        p.add_argument("--seed", type=seed_value, default=seed_default, metavar="S",
+                       help=f"{seed_help or 'seed of the run'} (default: {default})")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (it goes to stderr, never to stdout)")
+    if not parallel:
+        return
+    p.add_argument("--workers", type=workers, default=1, metavar="W",
+                   help="worker processes for the replications (>= 2: a local Dask cluster; "
+                        "same results; at most MOPT_MAX_WORKERS, default 4 x the CPUs)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
+                        "(same results)")
+
+
+def add_journal_option(p: argparse.ArgumentParser) -> None:
+    """Add ``--journal FILE`` (a resumable run) to a run command."""
+    p.add_argument("--journal", default=None, metavar="FILE",
+                   help="SQLite file recording every finished batch of replications; run the "
+                        "same command again to resume a killed run without simulating anything "
+                        "twice (refused if written for another scenario or seed)")
+
+
+def count_option(name: str, text: str, high: int) -> int:
+    """A count given on the command line (InputError naming the option, not a usage error).
+
+    Examples
+    --------
+    >>> count_option("--macroreps", " 4", 10)
+    4
+    """
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise InputError(f"'{name}' must be an integer >= 1; got {text!r}.") from None
+    if not 1 <= value <= high:
+        raise InputError(f"'{name}' must be an integer from 1 to {high:,}; got {value}.")
+    return value
+
+
+def option_value(text: str):
+    """A command-line option value: an int, a float, true/false, none, or else the text itself.
+
+    Examples
+    --------
+    >>> [option_value(t) for t in ("5", "0.5", "True", "none", "rank")]
+    [5, 0.5, True, None, 'rank']
+    """
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def method_options(items, *, per_method: bool = False) -> dict:
+    """``--option`` values as method options: ``{key: value}``, or ``{method: {key: value}}``.
+
+    Examples
+    --------
+    >>> method_options(["n0=5"])
+    {'n0': 5}
+    >>> method_options(["ocba.n0=5"], per_method=True)
+    {'ocba': {'n0': 5}}
+    """
+    out: dict = {}
+    shape = "METHOD.KEY=VALUE" if per_method else "KEY=VALUE"
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        method, dot, name = key.partition(".") if per_method else ("", ".", key)
+        if not sep or not name or (per_method and (not dot or not method)):
+            raise InputError(f"'--option' must look like {shape}; got {item!r}.")
+        (out.setdefault(method, {}) if per_method else out)[name] = option_value(value)
+    return out
+
+
+#: the shared run options, as every run command (and every family's ``add_parsers``) receives them
+RUN_OPTIONS = RunOptions()

@@ -1,0 +1,22 @@
+"""The cloud family's plug-in declaration (entry point ``mopt.families: cloud``).
+
+Light on purpose: ``mopt --help`` imports it; the rest of the family is named by dotted reference.
+"""
+
+from __future__ import annotations
+
+from mopt.core.family import Family, Objective
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(
+    name="cloud",
+    description="leased VMs for a stream of parallel jobs: policies and portfolio scheduling (SC13, JSSPP)",
+    scenario="mopt.cloud.scenario:parse",
+    commands="mopt.cloud.commands:add_parsers",
+    objectives={"bsd": Objective("mean bounded slowdown"), "vm_hours": Objective("charged VM-hours", "h")},
+    examples=("examples/portfolio_mix.toml",),
+    package="mopt.cloud",
+    formats={"bsd": "{:.3f}", "vm_hours": "{:.0f}"},
+    noun=("mixes", "mix"),
+)

@@ -1,0 +1,24 @@
+"""The ExPERT family's plug-in declaration (entry point ``mopt.families: expert``).
+
+Light on purpose: ``mopt --help`` imports it, so it names the rest of the family by dotted
+reference only (no simulator is compiled until a command or a scenario needs one).
+"""
+
+from __future__ import annotations
+
+from mopt.core.family import Family, Objective
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(
+    name="expert",
+    description="bags of tasks on unreliable + reliable machines: ExPERT's NTDM_r replication strategies",
+    scenario="mopt.expert.scenario:parse",
+    commands="mopt.expert.commands:add_parsers",
+    objectives={"makespan": Objective("tail-phase makespan", "s"), "cost": Objective("cost", "cent/task")},
+    examples=("examples/reference.toml", "examples/online.toml"),
+    package="mopt.expert",
+    formats={"N": "count", "T": "seconds", "D": "seconds", "makespan": "{:.0f}", "Mr": "{:.2f}",
+             "cost": "{:.3f}"},
+    noun=("strategies", "strategy"),
+)

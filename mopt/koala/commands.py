@@ -1,0 +1,97 @@
+"""``mopt koala``: one or more KOALA-C policies over a trace, with the offered load.
+
+Registered through the family's :class:`~mopt.core.family.Family` (:func:`add_parsers`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["add_parsers", "run"]
+
+POLICIES = ("FF", "RR", "SJF", "SJF-ideal", "HSDF", "TAGS-chain", "TAGS-sets")
+ENVIRONMENTS = ("multicluster", "multicloud", "real-world")
+COLUMNS = ("policy", "offered_load", "slowdown", "slowdown_short", "slowdown_long", "wait", "public_cost",
+           "utilisation", "wasted_node_seconds")
+
+
+def add_parsers(sub, run_options) -> argparse.ArgumentParser:
+    """Add the family's commands (``koala``) to ``sub`` (an argparse subparsers object)."""
+    p = sub.add_parser(
+        "koala", help="KOALA-C policies (FF, RR, SJF, HSDF, TAGS-chain, TAGS-sets) over a trace",
+        description="Simulate KOALA-C policies over a trace (jobs of at most 32 processors) and print, "
+                    "per policy, the offered load, mean slowdown overall and of short and long jobs, "
+                    "mean wait (s), public-cloud cost ($), utilisation and wasted node-seconds.")
+    p.add_argument("trace", metavar="TRACE", help="an archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, "
+                                                  "LPC-EGEE, LCG), an SWF file, or a file name in MOPT_DATA_DIR")
+    p.add_argument("--policy", action="append", default=None, metavar="NAME",
+                   help=f"one of {', '.join(POLICIES)} (repeatable; default all but TAGS-chain)")
+    p.add_argument("--env", default="multicloud", choices=ENVIRONMENTS,
+                   help="multicluster (2N clusters), multicloud (the five sites, default), real-world")
+    p.add_argument("--chains", type=int, default=1, metavar="N", help="chains of the multicluster (default 1)")
+    p.add_argument("--limits", default="40", metavar="MIN[,MIN...]",
+                   help="TAGS limits in minutes before the last, unlimited one (default 40)")
+    p.add_argument("--set", action="append", default=None, metavar="SITE[,SITE...]", dest="sets",
+                   help="TAGS-sets: a set after the first (the whole system), repeatable "
+                        "(default C3,private,public)")
+    p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], help="TAGS-chain dispatch (default RR)")
+    p.add_argument("--first", type=int, default=None, metavar="N", help="only the first N records of the trace")
+    run_options(p, None, out_help="also write the table to this CSV file", seed_default=1,
+                seed_help="seed of RND dispatch", parallel=False)
+    p.set_defaults(func=run)
+    return p
+
+
+def _limits(text: str) -> list[float]:
+    from mopt.core.errors import InputError
+
+    try:
+        minutes = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"'--limits' must be minutes separated by commas, like 25 or 10,60; got {text!r}.") from None
+    return [m * 60.0 for m in minutes] + [math.inf]
+
+
+def _policy(name: str, args, env):
+    from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
+    from mopt.core.errors import InputError
+
+    simple = {"FF": FF, "RR": RR, "SJF": SJF, "SJF-ideal": SJFIdeal, "HSDF": HSDF}
+    if name in simple:
+        return simple[name]()
+    if name == "TAGS-chain":
+        return TagsChain(_limits(args.limits), n_chains=args.chains, dispatch=args.dispatch)
+    if name == "TAGS-sets":
+        sets = [s.split(",") for s in (args.sets or ["C3,private,public"])]
+        return TagsSets([env.names, *sets], _limits(args.limits))
+    raise InputError(f"'--policy' must be one of {list(POLICIES)}; got {name!r}.")
+
+
+def run(args) -> int:
+    """Run the ``koala`` subcommand (``args`` from :func:`add_parser`'s parser)."""
+    import sys
+
+    from tqdm import tqdm
+
+    from mopt.core.result import atomic_write
+    from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
+
+    env = {"multicluster": lambda: multicluster(args.chains), "multicloud": multicloud,
+           "real-world": real_world}[args.env]()
+    names = args.policy or [p for p in POLICIES if p != "TAGS-chain"]
+    policies = [_policy(name, args, env) for name in names]  # every input checked before simulating
+    jobs = koala_trace(args.trace, first=args.first)
+    rows = []
+    for policy in tqdm(policies, unit="policy", file=sys.stderr, disable=args.quiet, leave=False):
+        summary = simulate(jobs, policy, env, seed=args.seed).summary
+        rows.append({k: summary[k] for k in COLUMNS})
+    table = pd.DataFrame(rows)
+    print(f"{args.trace}: {len(jobs):,} jobs of <= 32 processors on {args.env} {list(env.names)}")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:,.3g}"))
+    if args.out:
+        atomic_write(Path(args.out), lambda p: table.to_csv(p, index=False))
+    return 0

@@ -1,0 +1,115 @@
+"""KOALA-C scenario files (``family = "koala"``): a TagsProblem from TOML.
+
+Read through :func:`mopt.scenario.load_scenario` (``mopt frontier``, ``mopt compare``)::
+
+    family = "koala"
+
+    [trace]
+    name = "CTC-SP2"          # KTH-SP2, CTC-SP2, SDSC-BLUE, LCG, a trace file in MOPT_DATA_DIR,
+                              # or an SWF file relative to this TOML file
+    first = 50000             # optional: keep the first records (LCG: 50,000 by default)
+
+    [grid]                    # optional; absent = spec §6's whole grid (21,312 designs)
+    limits = [10, 20, 40, 80] # L1 in minutes
+    set2 = [["C3", "private", "public"], ["private", "public"]]
+    public_caps = [0, 32, 128]
+    private_mins = [8]
+    limits2 = [120, 240]      # optional: three sets, L2 in minutes (L2 > L1)
+    set3 = [["private", "public"]]  # optional with limits2: candidate sets 3 (proper subsets of set 2)
+
+    [replication]             # optional
+    window_days = [14, 28]    # window length range (days)
+    load = [0.8, 1.3]         # drawn offered load, of the three clusters' 96 nodes
+    step = 30                 # scheduler period (s)
+
+    [run]                     # the same for every family (mopt.scenario.parse_run)
+    method = "mocba"
+    n_reps = 5
+    seed = 1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+import pandas as pd
+
+from mopt.koala.problem import TagsProblem
+from mopt.koala.traces import koala_trace
+from mopt.core.errors import InputError, check_int
+from mopt.scenario import Scenario, check_keys, parse_run, where
+
+__all__ = ["KoalaScenario", "parse"]
+
+_SECTIONS = {"trace": True, "grid": False, "replication": False, "run": False}
+_TRACE = {"name": True, "first": False}
+_GRID = {"limits": False, "set2": False, "public_caps": False, "private_mins": False, "limits2": False,
+         "set3": False}
+_REPLICATION = {"window_days": False, "load": False, "step": False}
+
+
+@dataclass(frozen=True, kw_only=True)
+class KoalaScenario(Scenario):
+    """A loaded KOALA-C scenario: the trace and the TagsProblem's keyword arguments.
+
+    Examples
+    --------
+    >>> from mopt.scenario import load_scenario
+    >>> sc = load_scenario("ctc.toml")  # doctest: +SKIP
+    >>> sc.problem().objectives  # doctest: +SKIP
+    ('slowdown_short', 'slowdown_long', 'public_cost')
+    """
+
+    family: str = "koala"
+    trace: str = ""
+    jobs: pd.DataFrame = field(default=None, compare=False, repr=False)
+    problem_kwargs: dict = field(default_factory=dict)
+
+    legend: ClassVar[str] = "mean slowdown of short and of long jobs, public-cloud cost [$]"
+
+    def problem(self, n_reps: int | None = None, seed: int | None = None) -> TagsProblem:
+        return TagsProblem(self.jobs, **self.problem_kwargs, n_reps=self.n_reps if n_reps is None else n_reps,
+                           seed=self.seed if seed is None else seed)
+
+    def intro(self, problem) -> list[str]:
+        lo, hi = problem.load
+        return [f"trace {self.trace}: {len(self.jobs):,} jobs; replications = {problem.window_days[0]:g}-"
+                f"{problem.window_days[1]:g}-day windows at an offered load of {lo:g}-{hi:g} of the 96 cluster "
+                f"nodes; {problem.n_excluded} designs left out (set 2 cannot hold the largest job)."]
+
+
+def parse(path: Path, doc: dict) -> KoalaScenario:
+    """Check a KOALA-C scenario document (see the module docstring for the schema).
+
+    Raises
+    ------
+    InputError
+        Unknown or missing sections and keys, bad values, a trace that cannot be read — naming the
+        file, the section and the key.
+    """
+    check_keys(path, None, doc, _SECTIONS)
+    sections = {}
+    for name in _SECTIONS:
+        value = doc.get(name, {})
+        if not isinstance(value, dict):
+            raise InputError(f"{path}: '{name}' must be a section [{name}]; got {value!r}.")
+        sections[name] = value
+    check_keys(path, "trace", sections["trace"], _TRACE)
+    check_keys(path, "grid", sections["grid"], _GRID)
+    check_keys(path, "replication", sections["replication"], _REPLICATION)
+    with where(path, "trace"):
+        name = sections["trace"]["name"]
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"'name' must be a trace name or file; got {name!r}.")
+        first = sections["trace"].get("first")
+        first = None if first is None else check_int("first", first, low=1)
+        local = Path(path).parent / name
+        jobs = koala_trace(local if local.is_file() else name, first=first)
+    run = parse_run(path, sections["run"])
+    kwargs = {**sections["grid"], **sections["replication"]}
+    scenario = KoalaScenario(path=Path(path), trace=name, jobs=jobs, problem_kwargs=kwargs, **run)
+    with where(path, "grid" if sections["grid"] else "replication"):
+        scenario.problem()
+    return scenario
