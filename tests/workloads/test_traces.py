@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mopt.workloads import clean, fetch, load_trace, read_swf, synthetic
-from mopt.cloud import traces as T
+from mopt.workloads import PATTERNS, clean, fetch, load_trace, read_swf, synthetic
+from mopt.workloads import traces as T
 from mopt.core.errors import InputError
 
 from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
@@ -98,7 +98,7 @@ DONOR = pd.DataFrame({"run_time": np.arange(1, 1201), "req_time": np.arange(1, 1
 
 
 def test_synthetic_patterns_by_hand():
-    gaps = {p: np.diff(synthetic(p, runtimes=DONOR)["submit_time"].to_numpy()) for p in T.PATTERNS}
+    gaps = {p: np.diff(synthetic(p, runtimes=DONOR)["submit_time"].to_numpy()) for p in PATTERNS}
     assert set(gaps["Steady"]) == {300}
     # Increment: 600 s for the first 100 gaps, 530 for the next, ..., clipped at 5 s from 900 on
     assert (gaps["Increment"][0], gaps["Increment"][100], gaps["Increment"][899],
