@@ -9,7 +9,8 @@ from mopt.core import utility
 from mopt.core.errors import InputError, MoptError, SimulationError
 from mopt.core.interop import pymoo_operators
 from mopt.core.pareto import hypervolume, pareto_mask
-from mopt.core.problem import FunctionProblem, StochasticProblem
+from mopt.core.function_problem import FunctionProblem
+from mopt.core.problem import StochasticProblem
 from mopt.core.result import Result
 from mopt.core.synthetic import NormalProblem
 from mopt.solvers import METHODS, solve

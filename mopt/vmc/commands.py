@@ -70,8 +70,8 @@ def run(args) -> int:
     from mopt.core.outputs import check_out, executor
     from mopt.core.errors import check_int
     from mopt.core.result import atomic_write
-    from mopt.solvers.multiperiod import MULTI_PERIOD_METHODS
-    from mopt.vmc.scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
+    from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
+    from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
     from mopt.vmc.workload import KINDS
 
     sizes = _ints("--vms", args.vms)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mopt.cli import main
 
-from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
+from workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 ROW = " -1 -1 -1 {req} -1 1 {user} 1 -1 1 -1 -1 -1"
 
