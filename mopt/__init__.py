@@ -7,9 +7,9 @@ from __future__ import annotations
 from mopt.compare import compare
 from mopt.core import utility
 from mopt.core.errors import InputError, MoptError, SimulationError
+from mopt.core.function_problem import FunctionProblem
 from mopt.core.interop import pymoo_operators
 from mopt.core.pareto import hypervolume, pareto_mask
-from mopt.core.function_problem import FunctionProblem
 from mopt.core.problem import StochasticProblem
 from mopt.core.result import Result
 from mopt.core.synthetic import NormalProblem

@@ -52,9 +52,9 @@ def run(args) -> int:
     options = {**(scenario.options if method == scenario.method else {}), **method_options(args.option)}
     to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
-    out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    out = Path(f"mopt-{scenario.name}" if args.out is None else args.out)
     if not to_stdout:
-        check_out(out)
+        out = check_out(args.out if args.out is not None else out, inputs=[scenario.path])
         check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 __all__ = ["add_parser", "run"]
 
@@ -58,14 +57,12 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Run ``mopt portfolio`` with parsed ``args``; return the exit code."""
-    from mopt.core.outputs import check_out
-    from mopt.tables import format_table
-    from mopt.workloads import load_jobs
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
-    from mopt.core.outputs import executor
     from mopt.core.errors import InputError
-    from mopt.core.result import atomic_write
+    from mopt.core.outputs import atomic_write, check_out, executor
+    from mopt.tables import format_table
+    from mopt.workloads import load_jobs, trace_files
 
     text = args.portfolio.strip()
     name = text.lower()
@@ -91,7 +88,7 @@ def run(args) -> int:
     # bad values fail before the trace is read
     TimeConstrainedSelection(len(policies), args.budget, args.ratio)
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
-    out = check_out(Path(args.out))
+    out = check_out(args.out, inputs=trace_files(args.trace))
     jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
     wide = int((jobs["n_procs"] > cloud["max_vms"]).sum())
     if wide:  # the library's remedy (drop_wide=True) has no flag here

@@ -155,7 +155,7 @@ class MultiPeriodResult:
 
     def to_csv(self, directory: str | os.PathLike) -> Path:
         """Write ``stages.csv`` and ``result.json`` (last, the manifest) into ``directory``, atomically."""
-        from mopt.core.result import atomic_write
+        from mopt.core.outputs import atomic_write
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import glob
 import hashlib
 import io
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,52 +16,12 @@ import pandas as pd
 
 from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
+from mopt.core.outputs import atomic_write
 from mopt.core.pareto import pareto_mask
 
 __all__ = ["Result", "atomic_write", "summarise"]
 
 _META = "result.json"
-
-
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Call ``write(tmp_path)`` and move the file into place, so a crash never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_orphans(path)
-    # the temporary file's name carries the writer's pid: a killed writer's file can be cleaned up
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as f:  # on disk before it replaces the old file
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _remove_orphans(path: Path) -> None:
-    """Delete temporary files of ``path`` left by writers that were killed (their pid is gone)."""
-    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, but belongs to someone else
-        return True
-    return True
 
 
 def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives) -> pd.DataFrame:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import pandas as pd
 
@@ -57,8 +56,8 @@ def _limits(text: str) -> list[float]:
 
 
 def _policy(name: str, args, env):
-    from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
     from mopt.core.errors import InputError
+    from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
 
     simple = {"FF": FF, "RR": RR, "SJF": SJF, "SJF-ideal": SJFIdeal, "HSDF": HSDF}
     if name in simple:
@@ -77,13 +76,15 @@ def run(args) -> int:
 
     from tqdm import tqdm
 
-    from mopt.core.result import atomic_write
+    from mopt.core.outputs import atomic_write, check_out_file
     from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
+    from mopt.workloads import trace_files
 
     env = {"multicluster": lambda: multicluster(args.chains), "multicloud": multicloud,
            "real-world": real_world}[args.env]()
     names = args.policy or [p for p in POLICIES if p != "TAGS-chain"]
     policies = [_policy(name, args, env) for name in names]  # every input checked before simulating
+    out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
     jobs = koala_trace(args.trace, first=args.first)
     rows = []
     for policy in tqdm(policies, unit="policy", file=sys.stderr, disable=args.quiet, leave=False):
@@ -92,6 +93,6 @@ def run(args) -> int:
     table = pd.DataFrame(rows)
     print(f"{args.trace}: {len(jobs):,} jobs of <= 32 processors on {args.env} {list(env.names)}")
     print(table.to_string(index=False, float_format=lambda v: f"{v:,.3g}"))
-    if args.out:
-        atomic_write(Path(args.out), lambda p: table.to_csv(p, index=False))
+    if out is not None:
+        atomic_write(out, lambda p: table.to_csv(p, index=False))
     return 0

@@ -23,9 +23,9 @@ import re
 
 import pandas as pd
 
+from mopt.core.errors import InputError, check_int, check_number
 from mopt.workloads.swf import read_swf
 from mopt.workloads.traces import archive_name, clean, resolve_trace
-from mopt.core.errors import InputError, check_int, check_number
 
 __all__ = ["koala_trace", "short_share", "removed_jobs", "PAPER_TRACES", "PAPER_VERSION_REMOVED", "SIZE_LIMIT"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from mopt.core.errors import InputError
 from mopt.solvers.base import Solver, run
 from mopt.solvers.blind_pick import BlindPick
+from mopt.solvers.evolutionary_oo import EOO, IOO, EooOcba
 from mopt.solvers.exhaustive import Exhaustive
 from mopt.solvers.mocba import MOCBA
-from mopt.solvers.evolutionary_oo import EOO, EooOcba, IOO
 from mopt.solvers.nsga2 import NSGA2
 from mopt.solvers.ocba import OCBA, ocba_allocation
 from mopt.solvers.oo import OO

@@ -9,7 +9,6 @@ unless ``--quiet``, so stdout holds only the table.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from mopt.core.errors import InputError
 
@@ -67,9 +66,8 @@ def run(args) -> int:
     from scipy import stats
     from tqdm import tqdm
 
-    from mopt.core.outputs import check_out, executor
     from mopt.core.errors import check_int
-    from mopt.core.result import atomic_write
+    from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
     from mopt.vmc.workload import KINDS
@@ -91,7 +89,7 @@ def run(args) -> int:
             raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
     n_seeds = check_int("--seeds", args.seeds, low=1)
     first = 1 if args.seed is None else args.seed
-    out = check_out(Path(args.out))  # before anything is simulated
+    out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
     total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
     bar = None if args.quiet else tqdm(total=total, unit="run", file=sys.stderr, mininterval=1.0, leave=False)

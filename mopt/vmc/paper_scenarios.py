@@ -12,7 +12,12 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.random import SeedLike, resolve_seed
-from mopt.vmc.multiperiod_problem import OVERHEAD_PER_REP, SAMPLE_SIZE, VMMultiPeriodProblem, ioo_overhead
+from mopt.vmc.multiperiod_problem import (
+    OVERHEAD_PER_REP,
+    SAMPLE_SIZE,
+    VMMultiPeriodProblem,
+    ioo_overhead,
+)
 from mopt.vmc.space import check_space, count_partitions
 from mopt.vmc.workload import KINDS, generate
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from mopt.workloads.swf import find_trace, read_swf
 from mopt.core.errors import InputError, MoptError, check_int
+from mopt.workloads.swf import find_trace, read_swf
 
-__all__ = ["TRACES", "FetchError", "archive_name", "clean", "fetch", "load_jobs", "load_trace", "resolve_trace"]
+__all__ = ["TRACES", "FetchError", "archive_name", "clean", "fetch", "load_jobs", "load_trace", "resolve_trace",
+           "trace_files"]
 
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 #: archive name -> (file, archive folder, sha256 of the file)
@@ -254,3 +254,18 @@ def load_jobs(name, size_limit: int, max_jobs: int | None = None, *, option: str
     if max_jobs:
         jobs = jobs.head(max_jobs).reset_index(drop=True)
     return jobs
+
+
+def trace_files(name) -> list[Path]:
+    """The file the trace ``name`` reads, if it is on this machine (nothing is fetched): what an
+    output must never replace.
+
+    Examples
+    --------
+    >>> trace_files("no-such-trace")
+    []
+    """
+    try:
+        return [resolve_trace(name, fetch_missing=False)]
+    except (InputError, OSError):
+        return []
