@@ -53,7 +53,7 @@ def test_simulate_options_reach_the_simulator(swf, tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--policy", "ODA-FCFS-NoFit"], "unknown VM-selection policy 'NoFit'"),
-    (["--trace", "NOPE"], "'--trace' must be one of KTH-SP2"),
+    (["--trace", "NOPE"], "'--trace' must be an archive name (KTH-SP2"),
     (["--max-vms", "0"], "'--max-vms' must be"),
     (["--size-limit", "0"], "'--size-limit'"),
 ])
