@@ -15,7 +15,7 @@ from mopt.core.result import Result
 from mopt.core.synthetic import NormalProblem
 from mopt.solvers import METHODS, solve
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "METHODS",

@@ -560,3 +560,19 @@ def test_failures_that_are_not_bad_input_exit_1(tmp_path, capsys, monkeypatch, e
     code = main(["demo", "--out", str(tmp_path / "d"), "--quiet"])
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and lines[0].startswith("mopt: error: ")
+
+
+def test_version_and_the_installed_families_in_help(capsys):
+    import mopt
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"mopt {mopt.__version__}"
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    for name in ("expert", "vmc", "cloud", "koala"):
+        assert f"\n  {name} " in text
+
+
+def test_demo_prints_the_F_s_note_once(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
+    assert capsys.readouterr().out.count("F_s is a stand-in") == 1

@@ -92,7 +92,9 @@ class Result:
         return ev[mask].sort_values(list(self.objectives)).reset_index(drop=True)
 
     def best(self, utility) -> pd.Series:
-        """The evaluated row that ``utility`` scores lowest (ties: lowest design index).
+        """The evaluated row that ``utility`` scores lowest. Ties are broken by the objectives, in
+        order (so that ``minimize("makespan")`` never picks a design that another of the same
+        makespan dominates), then by the lowest design index.
 
         Returns
         -------
@@ -108,6 +110,12 @@ class Result:
         >>> row["design"], row["utility"]
         (1, 4.0)
 
+        Two designs of the same ``f1``: the one with the lower ``f2`` is chosen, not the first.
+
+        >>> tie = mopt.solve(mopt.NormalProblem([[1, 5], [1, 2], [5, 1]], sd=0.0), "exhaustive", seed=1)
+        >>> int(tie.best(mopt.utility.minimize("f1"))["design"])
+        1
+
         Raises
         ------
         ValueError
@@ -120,7 +128,8 @@ class Result:
         finite = np.isfinite(scores.to_numpy())
         if not finite.any():
             raise InputError(f"no evaluated design satisfies utility {utility!r} (every score is inf or NaN).")
-        order = np.lexsort((ev["design"].to_numpy(), np.where(finite, scores.to_numpy(), np.inf)))
+        tie_breaks = [ev[o].to_numpy(dtype=float) for o in reversed(self.objectives)]
+        order = np.lexsort((ev["design"].to_numpy(), *tie_breaks, np.where(finite, scores.to_numpy(), np.inf)))
         k = order[0]
         values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
         values["utility"] = float(scores.iloc[k])

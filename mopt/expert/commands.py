@@ -113,5 +113,4 @@ def run(args) -> int:
     written = write_outputs(result, out, lambda path: save_figure(fig, path),
                             {"statics.csv": lambda p: statics.to_csv(p, index=False)})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
-    print(FS_NOTE)
     return 0
