@@ -603,3 +603,36 @@ def test_archive_names_and_file_names_work_in_every_trace_command(capsys):
     assert "already in MOPT_DATA_DIR" in capsys.readouterr().out
     assert main(["koala", "SDSC-SP2", "--first", "500", "--policy", "FF", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("SDSC-SP2: ")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["vmc", "--vms", "16,,32"], "a comma-separated list of cluster sizes has an empty element"),
+    (["vmc", "--vms", "128", "--sample-size", "1000000000"], "'--sample-size' must be an integer in [1, 10000000]"),
+    (["koala", "TRACE", "--chains", "3"], "'--chains' applies to '--env multicluster' only"),
+    (["koala", "TRACE", "--policy", "TAGS-sets", "--limits", "1e308"], "'--limits' must be minutes in (0, 525,600]"),
+])
+def test_option_messages_name_the_option(argv, message, tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    argv = [str(swf) if a == "TRACE" else a for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("env", ["multicluster", "real-world"])
+def test_tags_sets_runs_with_the_default_sets_of_every_environment(env, tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    assert main(["koala", str(swf), "--env", env, "--policy", "TAGS-sets", "--quiet"]) == 0, capsys.readouterr().err
+
+
+def test_out_of_memory_hints_name_the_commands_own_options(monkeypatch, capsys, tmp_path):
+    import mopt.vmc.commands as vmc_commands
+
+    def no_memory(args):
+        raise MemoryError()
+
+    monkeypatch.setattr(vmc_commands, "run", no_memory)
+    assert main(["vmc", "--out", str(tmp_path / "o")]) == 2
+    assert "ask for fewer or smaller clusters (--vms) or a smaller --sample-size" in capsys.readouterr().err

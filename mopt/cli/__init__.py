@@ -103,8 +103,8 @@ def _main(argv: list[str] | None) -> int:
     except MemoryError as exc:
         if os.environ.get("MOPT_DEBUG"):
             raise
-        print(f"mopt: error: out of memory ({_message(exc)}); ask for fewer replications (n_reps, "
-              "--budget) or designs", file=sys.stderr)
+        hint = getattr(args, "memory_hint", "fewer replications (n_reps, --budget) or designs")
+        print(f"mopt: error: out of memory ({_message(exc)}); ask for {hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
         return _stopped(exc, args)

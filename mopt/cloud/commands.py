@@ -44,6 +44,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
     p.add_argument("--beta", type=run_options.non_negative, default=1.0, help="utility exponent β")
     run_options(p, None, out_help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv)", seed=False,
                 parallel=False)
+    p.set_defaults(memory_hint="a smaller trace (--size-limit) or a lower --max-vms")
     p.set_defaults(func=run)
     return p
 

@@ -51,7 +51,7 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
                    help="cap on leased VMs (default 256; 64 for jsspp)")
     run_options(p, "mopt-portfolio", seed_default=1,
                 seed_help="seed of Algorithm 1's random draw of Poor policies")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, memory_hint="fewer jobs (--max-jobs) or a smaller --budget")
     return p
 
 
