@@ -57,6 +57,13 @@ def run(args) -> int:
         out = check_out(args.out if args.out is not None else out, inputs=[scenario.path])
         check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
+    if budget is not None:  # a budget the method cannot run with: refused before anything is printed
+        try:
+            mopt.METHODS[method](**options).check_budget(problem, budget)
+        except InputError as exc:
+            if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
+                raise InputError(f"{scenario.path}: [run] {exc}") from None
+            raise
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
         f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
     for line in scenario.intro(problem):

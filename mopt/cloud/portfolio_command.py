@@ -71,6 +71,10 @@ def run(args) -> int:
                          f"list of policies like {EXAMPLE_MIX}; got {args.portfolio!r}.")
     named = name in PORTFOLIO_NAMES or "-" not in text  # a word without '-' is meant as a name
     if named:
+        if name not in PORTFOLIO_NAMES:
+            raise InputError(f"'--portfolio' must be a portfolio name ({', '.join(PORTFOLIO_NAMES)}) or a "
+                             f"comma-separated list of policies PROVISIONING-JOBSELECTION-VMSELECTION like "
+                             f"{EXAMPLE_MIX}; got {args.portfolio!r}.")
         policies = portfolio(text)
     else:
         names = [n.strip() for n in text.split(",")]
@@ -99,7 +103,7 @@ def run(args) -> int:
     if not args.quiet:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(policies) + 1, unit="run", file=sys.stderr,
+        bar = tqdm(total=len(policies) + 1, desc="portfolio and constituents", unit="run", file=sys.stderr,
                    mininterval=1.0, leave=False)
     try:
         with executor(args) as client:

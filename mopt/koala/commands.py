@@ -112,7 +112,7 @@ def run(args) -> int:
     out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
     jobs = koala_trace(args.trace, first=args.first)
     rows = []
-    for policy in tqdm(policies, unit="policy", file=sys.stderr, disable=args.quiet, leave=False, delay=1.0):
+    for policy in tqdm(policies, desc="koala policies", unit="policy", file=sys.stderr, disable=args.quiet, leave=False, delay=1.0):
         summary = simulate(jobs, policy, env, seed=args.seed).summary
         rows.append({k: summary[k] for k in COLUMNS})
     table = pd.DataFrame(rows)

@@ -242,8 +242,10 @@ class Solver:
         """
         low = self.min_budget(problem)
         if budget < low:
+            hint = ("; or search a sample of the designs with the option sample=N" if "sample" in self.defaults
+                    and self.options.get("sample") is None else "")
             raise InputError(f"'budget' must be >= {low} for method {self.name!r} with these options "
-                             f"on this problem; got {budget}.")
+                             f"on this problem; got {budget}{hint}.")
 
     def _ask(self, state: SearchState) -> list[tuple[np.ndarray, int]]:
         """Next replications to run: a list of ``(design indices, replications to add to each)``.

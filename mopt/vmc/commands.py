@@ -96,7 +96,7 @@ def run(args) -> int:
     out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
     total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
-    bar = None if args.quiet else tqdm(total=total, unit="run", file=sys.stderr, mininterval=1.0, leave=False)
+    bar = None if args.quiet else tqdm(total=total, desc="vmc runs", unit="run", file=sys.stderr, mininterval=1.0, leave=False)
     frames = []
     try:
         with executor(args) as client:
