@@ -274,7 +274,7 @@ def test_compare_is_deterministic_with_common_seeds_across_methods():
     # that exhaustive search gave them
     seed = int(d.loc[0, "seed"])
     ex = mopt.solve(noisy, "exhaustive", budget=10, seed=seed).evaluations.set_index("design")
-    bp = mopt.solve(noisy, "blind_pick", budget=10, seed=seed, alpha=0.4).evaluations.set_index("design")
+    bp = mopt.solve(noisy, "blind_pick", budget=10, seed=seed, sample=2).evaluations.set_index("design")
     assert len(bp) == 2
     pd.testing.assert_frame_equal(bp[["time", "cost"]], ex.loc[bp.index, ["time", "cost"]])
 
