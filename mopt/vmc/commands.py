@@ -51,6 +51,10 @@ def add_parsers(sub, run_options) -> None:
     p.set_defaults(func=run, memory_hint="fewer or smaller clusters (--vms) or a smaller --sample-size")
 
 
+#: the most seeds per cell (ours): each seed is a whole multi-period run of every method
+MAX_SEEDS = 10_000
+
+
 def _ints(name: str, items) -> list[int]:
     out = []
     for x in items:
@@ -58,7 +62,17 @@ def _ints(name: str, items) -> list[int]:
             out.append(int(x))
         except ValueError:
             raise InputError(f"'{name}' must be integers; got {x!r}.") from None
-    return out
+    return _distinct(name, out)
+
+
+def _distinct(name: str, items: list) -> list:
+    """``items``, refused if one is repeated (a cell would run twice and count its seeds twice)."""
+    seen = set()
+    for x in items:
+        if x in seen:
+            raise InputError(f"'{name}' names {x!r} twice; give each once.")
+        seen.add(x)
+    return items
 
 
 def run(args) -> int:
@@ -74,32 +88,37 @@ def run(args) -> int:
     from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
+    from mopt.vmc.space import MAX_COUNT, MAX_THETA
     from mopt.vmc.workload import KINDS
 
     sizes = _ints("--vms", args.vms)
     for theta in sizes:
         if theta < N_CLASSES:
             raise InputError(f"'--vms' must be >= {N_CLASSES} (one VM per task class at least); got {theta}.")
+        if theta > MAX_THETA or math.comb(theta - 1, N_CLASSES - 1) >= MAX_COUNT:
+            raise InputError(f"'--vms' must be at most {MAX_THETA:,} and give at most 2**62 schedules over "
+                             f"{N_CLASSES} classes; got {theta}.")
     sample_size = check_int("--sample-size", args.sample_size, low=1, high=ENUMERATION_LIMIT)
     scenarios = _ints("--scenarios", args.scenarios)
     for s in scenarios:
         if s not in (1, 2):
             raise InputError(f"'--scenarios' must be 1 or 2; got {s}.")
-    for w in args.workloads:
+    for w in _distinct("--workloads", args.workloads):
         if w not in KINDS:
             raise InputError(f"'--workloads' must be among {list(KINDS)}; got {w!r}.")
-    for m in args.methods or []:
+    for m in _distinct("--methods", args.methods or []):
         if m not in MULTI_PERIOD_METHODS:
             raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
-    n_seeds = check_int("--seeds", args.seeds, low=1)
+    n_seeds = check_int("--seeds", args.seeds, low=1, high=MAX_SEEDS)
     first = 1 if args.seed is None else args.seed
     out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
     total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
-    bar = None if args.quiet else tqdm(total=total, desc="vmc runs", unit="run", file=sys.stderr, mininterval=1.0, leave=False)
     frames = []
-    try:
-        with executor(args) as client:
+    with executor(args) as client:  # a bad --scheduler or --workers is refused before the bar shows
+        bar = None if args.quiet else tqdm(total=total, desc="vmc runs", unit="run", file=sys.stderr,
+                                           mininterval=1.0, leave=False)
+        try:
             for theta, kind, scen in cells:
                 if bar is not None:
                     bar.set_description(f"{theta} VMs {kind} scenario {scen}")
@@ -107,9 +126,9 @@ def run(args) -> int:
                 frames.append(compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
                                               sample_size=sample_size, executor=client,
                                               progress=None if bar is None else (lambda _row: bar.update(1))))
-    finally:
-        if bar is not None:
-            bar.close()
+        finally:
+            if bar is not None:
+                bar.close()
     runs = pd.concat(frames, ignore_index=True)
 
     def interval(x):

@@ -138,14 +138,30 @@ def class_tables(table: pd.DataFrame, n_classes: int, theta: int) -> tuple[np.nd
 
     Cached by the table's content (the arrays are read-only).
     """
+    from mopt.vmc.space import MAX_CLASSES, MAX_THETA
+
+    if not 1 <= n_classes <= MAX_CLASSES or not 1 <= theta <= MAX_THETA:
+        raise InputError(f"the profiling arrays hold at most {MAX_CLASSES} classes and {MAX_THETA:,} VMs; got "
+                         f"{n_classes} classes and {theta} VMs.")
     col = _columns(table)
     key = (b"".join(a.tobytes() for a in col.values()), n_classes, theta)
     if key not in _CACHE:
         mean = np.full((n_classes, theta + 1), np.nan)
         sd = np.full((n_classes, theta + 1), np.nan)
+        # lookup(table, c + 1, v) for every v at once: the rows of class c whose task range is
+        # [0, inf), in lookup's order (narrowest VM range, then task range, then the table's order)
+        vms = np.arange(1, theta + 1)
+        whole = (col["tasks_min"] == 0) & np.isinf(col["tasks_max"])
+        width, twidth = col["vms_max"] - col["vms_min"], col["tasks_max"] - col["tasks_min"]
         for c in range(n_classes):
-            for v in range(1, theta + 1):
-                mean[c, v], sd[c, v] = _lookup(col, c + 1, v, None)
+            rows = np.flatnonzero(whole & (col["cls"] == c + 1))
+            rows = rows[np.lexsort((twidth[rows], width[rows]))]
+            ok = (col["vms_min"][rows, None] <= vms) & (vms <= col["vms_max"][rows, None])
+            covered = ok.any(axis=0)
+            if not covered.all():
+                raise InputError(f"profiling table has no row for class {c + 1} on {vms[~covered][0]} VMs.")
+            best = rows[ok.argmax(axis=0)]
+            mean[c, 1:], sd[c, 1:] = col["mean"][best], col["sd"][best]
         mean.flags.writeable = sd.flags.writeable = False
         if len(_CACHE) > 64:
             _CACHE.clear()

@@ -29,6 +29,7 @@ The objective is ``clear_time`` (seconds to clear the period's work; :mod:`mopt.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -37,9 +38,10 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int, check_number
 from mopt.scenario import Scenario, check_keys, parse_run, where
-from mopt.vmc.period import check_workload, intervals
+from mopt.vmc.period import MAX_BATCH, check_workload, intervals
 from mopt.vmc.problem import VMPartitionProblem
 from mopt.vmc.profile import class_tables, read_table
+from mopt.vmc.space import MAX_CLASSES, MAX_COUNT, MAX_THETA
 from mopt.vmc.workload import KINDS, generate
 
 __all__ = ["VMCScenario", "parse"]
@@ -81,6 +83,17 @@ def _bool(name: str, value) -> bool:
     return value
 
 
+def _no_bools(name: str, value) -> None:
+    """Refuse true/false among numbers (numpy would read them as 1 and 0)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, bool):
+            raise InputError(f"'{name}' must hold numbers; got {v!r} in {value!r}.")
+        if isinstance(v, list):
+            stack.extend(v)
+
+
 def parse(path: Path, doc: dict) -> VMCScenario:
     """Check the document of a ``family = "vmc"`` file and return its scenario."""
     check_keys(path, None, doc, SECTIONS)
@@ -91,11 +104,15 @@ def parse(path: Path, doc: dict) -> VMCScenario:
     check_keys(path, "clusters", cl, CLUSTER_KEYS)
     check_keys(path, "period", pe, PERIOD_KEYS)
     with where(path, "clusters"):
-        theta = check_int("vms", cl["vms"], low=1)
-        C = check_int("classes", cl.get("classes", 7), low=1)
+        theta = check_int("vms", cl["vms"], low=1, high=MAX_THETA)
+        C = check_int("classes", cl.get("classes", 7), low=1, high=MAX_CLASSES)
         if theta < C:
             raise InputError(f"'vms' must be >= classes={C} (every class needs a VM); got {theta}.")
         elastic = _bool("elastic", cl.get("elastic", False))
+        count = math.comb(theta, C) if elastic else math.comb(theta - 1, C - 1)
+        if count >= MAX_COUNT:
+            raise InputError(f"'vms' = {theta} over classes = {C}{' (elastic)' if elastic else ''} gives more "
+                             "than 2**62 schedules; use fewer VMs or classes.")
         table = None
         if "profile" in cl:
             if not isinstance(cl["profile"], str):
@@ -117,6 +134,8 @@ def parse(path: Path, doc: dict) -> VMCScenario:
             if "times" not in pe or "batches" not in pe:
                 raise InputError(f"'{'batches' if 'times' in pe else 'times'}' is missing (times and batches "
                                  "go together).")
+            _no_bools("times", pe["times"])
+            _no_bools("batches", pe["batches"])
             times, batches = check_workload(pe["times"], pe["batches"], C)
             if times[0] < 0 or times[-1] >= length:
                 raise InputError(f"'times' must lie in [0, length={length:g}); got {times[0]:g}..{times[-1]:g}.")
@@ -124,16 +143,29 @@ def parse(path: Path, doc: dict) -> VMCScenario:
             if pe["workload"] not in KINDS:
                 raise InputError(f"'workload' must be one of {list(KINDS)}; got {pe['workload']!r}.")
             seed = check_int("workload_seed", pe.get("workload_seed", 1), low=0)
-            w = generate(pe["workload"], theta, length, length, seed, n_classes=C)
+            try:
+                w = generate(pe["workload"], theta, length, length, seed, n_classes=C)
+            except ValueError:  # numpy's own (a Poisson mean too large to draw from)
+                w = None
+            if w is None or (w.batches.size and w.batches.max() > MAX_BATCH):
+                raise InputError(f"the {pe['workload']} workload over 'length' = {length:g} s has batches of more than "
+                                 f"{MAX_BATCH:.0e} tasks of a class; use a shorter 'length'.")
             if len(w.times) == 0:
                 raise InputError(f"the generated workload has no batch in [0, {length:g}); use a longer 'length'.")
             times, batches = w.times, w.batches
         backlog = None
         if "backlog" in pe:
+            _no_bools("backlog", pe["backlog"])
             backlog = tuple(check_array("backlog", pe["backlog"], ndim=1, shape=(C,), nonnegative=True).tolist())
+            if max(backlog) > MAX_BATCH:  # as for a batch: beyond it no period clears
+                raise InputError(f"'backlog' must hold at most {MAX_BATCH:.0e} tasks of a class; got "
+                                 f"{max(backlog):g} (class {backlog.index(max(backlog)) + 1}).")
         L, A = intervals(times, batches, 0.0, length)
     run = parse_run(path, doc.get("run", {}))
     sc = VMCScenario(family="vmc", path=path, theta=theta, n_classes=C, elastic=elastic, table=table,
                      lengths=tuple(L.tolist()), arrivals=tuple(map(tuple, A.tolist())), backlog=backlog, **run)
-    sc.problem()  # bad combinations fail at load time
+    try:
+        sc.problem()  # bad combinations fail at load time
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
     return sc

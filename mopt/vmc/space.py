@@ -21,10 +21,14 @@ import numpy as np
 from mopt.core.errors import InputError, check_int
 
 __all__ = ["count_partitions", "count_elastic", "rank", "unrank", "rank_elastic", "unrank_elastic",
-           "check_space", "check_schedule"]
+           "check_space", "check_schedule", "MAX_THETA", "MAX_CLASSES"]
 
 #: ranks stay below this (int64 with room to spare)
 MAX_COUNT = 2**62
+#: the most VMs and task classes of a problem (ours): its profiling arrays hold one entry per class
+#: and cluster size (the paper's scale: 128 VMs, 7 classes)
+MAX_THETA = 10_000
+MAX_CLASSES = 100
 
 
 def check_space(theta, n_classes) -> tuple[int, int]:
@@ -69,7 +73,10 @@ def count_elastic(theta_max: int, n_classes: int) -> int:
     77520
     """
     theta_max, n_classes = check_space(theta_max, n_classes)
-    return math.comb(theta_max, n_classes)
+    count = math.comb(theta_max, n_classes)
+    if count >= MAX_COUNT:  # ranks are int64: C(θ_max, C) can pass 2**62 where C(θ_max − 1, C − 1) does not
+        raise InputError(f"'theta' {theta_max} over {n_classes} classes (elastic) gives more than 2**62 schedules.")
+    return count
 
 
 def check_schedule(schedule, theta: int | None = None) -> np.ndarray:
