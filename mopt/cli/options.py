@@ -116,6 +116,12 @@ class Parser(argparse.ArgumentParser):
             subcommands.get(command, self).error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
+    def _get_values(self, action, arg_strings):
+        # argparse drops a value '--' (``--budget=--``) and hands the option an empty list
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            raise argparse.ArgumentError(action, "expected one argument; got '--'")
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str):
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
         text = " ".join(f"{command + ': ' if command else ''}{message}".split())

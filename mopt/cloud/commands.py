@@ -7,7 +7,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["add_parsers", "run"]
+__all__ = ["add_parsers", "run", "check_cloud_options", "named_policy"]
+
+#: the largest exponent of U accepted on the command line (ours): (R_J/R_V)^α of a half-used cloud
+#: underflows to 0 from α ≈ 1075 on, and every U with it (the portfolio's gain over a constituent
+#: becomes 0/0)
+MAX_EXPONENT = 100.0
 
 
 def add_parsers(sub, run_options) -> None:
@@ -49,6 +54,35 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
     return p
 
 
+def check_cloud_options(args) -> None:
+    """The cloud's options of ``simulate`` and ``portfolio``, checked before the trace is read; each
+    error names its option."""
+    from mopt.cloud.simulate import MAX_TIME, MAX_VMS
+    from mopt.core.errors import check_int, check_number
+
+    if args.max_vms is not None:
+        check_int("--max-vms", args.max_vms, low=1, high=MAX_VMS)
+    if args.boot_delay is not None:
+        check_number("--boot-delay", args.boot_delay, low=0, high=MAX_TIME)
+    for name in ("alpha", "beta"):
+        check_number(f"--{name}", getattr(args, name), low=0, high=MAX_EXPONENT)
+
+
+def named_policy(option: str, make):
+    """``make()`` (a Policy or a portfolio), its errors naming ``option`` rather than the library's
+    argument ('policy', 'portfolio')."""
+    from mopt.core.errors import InputError
+
+    try:
+        return make()
+    except InputError as exc:
+        text = str(exc)
+        for word in ("'policy'", "'portfolio'"):
+            if text.startswith(word):
+                raise InputError(f"'{option}'{text[len(word):]}") from None
+        raise InputError(f"'{option}': {text}") from None
+
+
 def run(args) -> int:
     """Run ``mopt simulate``."""
     from mopt.cloud import Policy, simulate
@@ -56,13 +90,17 @@ def run(args) -> int:
     from mopt.core.outputs import atomic_write, check_out_file
     from mopt.workloads import load_jobs, trace_files
 
-    policy = Policy(args.policy)
-    if args.max_vms < 1:
-        raise InputError(f"'--max-vms' must be an integer >= 1; got {args.max_vms}.")
+    policy = named_policy("--policy", lambda: Policy(args.policy))
+    check_cloud_options(args)
     stem = Path(args.trace).name.split(".")[0]
     out = check_out_file(args.out if args.out is not None else f"mopt-simulate-{stem}-{policy.name}.csv",
                          inputs=trace_files(args.trace))  # before the run
     jobs = load_jobs(args.trace, args.size_limit)
+    wide = int((jobs["n_procs"] > args.max_vms).sum())
+    if wide and not args.drop_wide:
+        raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' {args.max_vms} VMs; give "
+                         f"'--drop-wide', '--size-limit' {args.max_vms} (now {args.size_limit}) or a larger "
+                         "'--max-vms'.")
     result = simulate(jobs, policy, boot_delay=args.boot_delay, max_vms=args.max_vms,
                       runtime=args.runtime, alpha=args.alpha, beta=args.beta,
                       drop_wide=args.drop_wide, progress=not args.quiet)

@@ -45,7 +45,7 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
                    help="keep jobs of at most P processors (default 64, as SC13)")
     p.add_argument("--max-jobs", type=positive_int, default=None, metavar="N",
                    help="only the first N jobs of the cleaned trace")
-    p.add_argument("--boot-delay", type=float, default=None, metavar="S",
+    p.add_argument("--boot-delay", type=run_options.non_negative, default=None, metavar="S",
                    help="VM boot delay in s (default 120; 240 for jsspp)")
     p.add_argument("--max-vms", type=positive_int, default=None, metavar="C",
                    help="cap on leased VMs (default 256; 64 for jsspp)")
@@ -57,13 +57,18 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Run ``mopt portfolio`` with parsed ``args``; return the exit code."""
+    from mopt.cloud.commands import check_cloud_options, named_policy
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
-    from mopt.core.errors import InputError
+    from mopt.cloud.simulate import MAX_PERIOD
+    from mopt.core.errors import InputError, check_int, check_number
     from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.tables import format_table
     from mopt.workloads import load_jobs, trace_files
 
+    check_cloud_options(args)
+    check_number("--ratio", args.ratio, low=0, high=1, low_open=True)
+    check_int("--period", args.period, high=MAX_PERIOD)  # >= 1: argparse
     text = args.portfolio.strip()
     name = text.lower()
     if not text.replace(",", "").strip():
@@ -81,7 +86,7 @@ def run(args) -> int:
         if not all(names):
             raise InputError(f"'--portfolio' has an empty policy name between commas; got "
                              f"{args.portfolio!r}.")
-        policies = portfolio(names)
+        policies = named_policy("--portfolio", lambda: portfolio(names))
     boot, cap = DEFAULT_CLOUD.get(name, DEFAULT_CLOUD["sc13"])
     cloud = {"boot_delay": boot if args.boot_delay is None else args.boot_delay,
              "max_vms": cap if args.max_vms is None else args.max_vms,
@@ -100,20 +105,20 @@ def run(args) -> int:
                          f"{cloud['max_vms']} VMs; give '--size-limit' {cloud['max_vms']} (now "
                          f"{args.size_limit}) or a larger '--max-vms'.")
     bar = None
-    if not args.quiet:
-        from tqdm import tqdm
+    with executor(args) as client:  # a bad --scheduler or --workers is refused before the bar shows
+        if not args.quiet:
+            from tqdm import tqdm
 
-        bar = tqdm(total=len(policies) + 1, desc="portfolio and constituents", unit="run", file=sys.stderr,
-                   mininterval=1.0, leave=False)
-    try:
-        with executor(args) as client:
+            bar = tqdm(total=len(policies) + 1, desc="portfolio and constituents", unit="run", file=sys.stderr,
+                       mininterval=1.0, leave=False)
+        try:
             table, prun = portfolio_versus(
                 jobs, policies, budget=args.budget, ratio=args.ratio, period=args.period,
                 seed=args.seed, progress=(lambda _name: bar.update(1)) if bar is not None else None,
                 executor=client, **cloud)
-    finally:
-        if bar is not None:
-            bar.close()
+        finally:
+            if bar is not None:
+                bar.close()
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "portfolio.csv", lambda p: table.to_csv(p, index=False))
     atomic_write(out / "selections.csv", lambda p: prun.log.to_csv(p, index=False))

@@ -21,12 +21,14 @@ the index of β/α in :data:`RATIOS`; design index = (mask − 1)·5 + ratio ind
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from mopt.cloud.portfolio_scheduler import simulate_portfolio
 from mopt.cloud.portfolios import jsspp_code, portfolio
+from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
@@ -89,7 +91,7 @@ class PortfolioProblem(StochasticProblem):
 
         if workload not in WORKLOADS:
             raise InputError(f"'workload' must be one of {', '.join(WORKLOADS)}; got {workload!r}.")
-        self.max_vms = check_int("max_vms", max_vms, low=1)
+        self.max_vms = check_int("max_vms", max_vms, low=1, high=MAX_VMS)
         if isinstance(jobs, str):
             self.trace = jobs
             jobs = load_trace(jobs, size_limit=self.max_vms)
@@ -104,15 +106,18 @@ class PortfolioProblem(StochasticProblem):
         self.window = check_int("window", window, low=1, high=MAX_WINDOW)
         if workload == "trace" and self.window > len(self.jobs):
             raise InputError(f"'window' must be at most the trace's {len(self.jobs)} jobs; got {window}.")
-        self.patterns = tuple(PATTERNS if patterns is None else patterns)
         names = {p.lower(): p for p in PATTERNS}
+        # a list of names: not one name (its letters), a table (its keys) or a number
+        listed = patterns is None or (isinstance(patterns, Iterable)
+                                      and not isinstance(patterns, (str, bytes, Mapping)))
+        self.patterns = tuple(PATTERNS if patterns is None else patterns) if listed else ()
         if not self.patterns or any(not isinstance(p, str) or p.lower() not in names
                                     for p in self.patterns):
             raise InputError(f"'patterns' must be a non-empty list of {', '.join(PATTERNS)}; "
                              f"got {patterns!r}.")
         self.patterns = tuple(names[p.lower()] for p in self.patterns)
-        self.period = check_int("period", period, low=1)
-        self.boot_delay = check_number("boot_delay", boot_delay, low=0)
+        self.period = check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
+        self.boot_delay = check_number("boot_delay", boot_delay, low=0, high=MAX_TIME)
         self.kappa = check_number("kappa", kappa, low=0, low_open=True)
         self.policies = portfolio("jsspp")
         super().__init__(objectives=("bsd", "vm_hours"), n_var=N_POLICIES + 1,

@@ -18,7 +18,7 @@ import pandas as pd
 from mopt.cloud.portfolio_scheduler import PortfolioRun, simulate_portfolio
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
-from mopt.cloud.simulate import simulate
+from mopt.cloud.simulate import MAX_PERIOD, simulate
 from mopt.core.errors import check_int
 from mopt.core.random import SeedLike
 
@@ -74,7 +74,7 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
     """
     policies = as_portfolio(portfolio)
     TimeConstrainedSelection(len(policies), budget, ratio)  # bad input fails before any run
-    check_int("period", period, low=1)
+    check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
     options = {"budget": budget, "ratio": ratio, "period": period, "seed": seed, **cloud}
     if executor is None:
         summaries = []

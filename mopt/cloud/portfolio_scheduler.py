@@ -29,7 +29,7 @@ from mopt.cloud import engine as E
 from mopt.cloud.online import online_scores
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
-from mopt.cloud.simulate import CloudRun, run_result, start_run
+from mopt.cloud.simulate import MAX_PERIOD, CloudRun, run_result, start_run
 from mopt.core.errors import check_int
 from mopt.core.random import SeedLike
 
@@ -145,7 +145,7 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     """
     policies = as_portfolio(portfolio)
     budget = check_int("budget", budget, low=1)
-    period = check_int("period", period, low=1)
+    period = check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
     selection = TimeConstrainedSelection(len(policies), budget, ratio, seed)
     table, frame, info, state = start_run(jobs, boot_delay=boot_delay, step=step, max_vms=max_vms,
                                           runtime=runtime, kappa=kappa, alpha=alpha, beta=beta,

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from mopt.cloud.portfolio_problem import PortfolioProblem
+from mopt.cloud.portfolio_problem import WORKLOADS, PortfolioProblem
+from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.scenario import Scenario, check_keys, parse_run, where
 
@@ -88,17 +89,17 @@ def parse(path: Path, doc: dict) -> CloudScenario:
             kwargs[key] = work[key]
     with where(path, "cloud"):
         cloud = sections["cloud"]
-        for key in ("max_vms", "period"):
+        for key, high in (("max_vms", MAX_VMS), ("period", MAX_PERIOD)):
             if key in cloud:
-                kwargs[key] = check_int(key, cloud[key], low=1)
+                kwargs[key] = check_int(key, check_int(key, cloud[key], low=1), high=high)
         if "boot_delay" in cloud:
-            kwargs["boot_delay"] = check_number("boot_delay", cloud["boot_delay"], low=0)
+            kwargs["boot_delay"] = check_number("boot_delay", cloud["boot_delay"], low=0, high=MAX_TIME)
         if "kappa" in cloud:
             kwargs["kappa"] = check_number("kappa", cloud["kappa"], low=0, low_open=True)
     with where(path, "workload"):
         if not isinstance(kwargs["jobs"], str):
             raise InputError(f"'trace' must be a trace name; got {kwargs['jobs']!r}.")
-        if not isinstance(kwargs["workload"], str):
+        if not isinstance(kwargs["workload"], str) or kwargs["workload"] not in WORKLOADS:
             raise InputError(f"'kind' must be 'trace' or 'synthetic'; got {kwargs['workload']!r}.")
     run = parse_run(path, sections["run"])
     scenario = CloudScenario(problem_kwargs=kwargs, path=path, **run)

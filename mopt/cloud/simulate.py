@@ -23,6 +23,11 @@ __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
 
 #: largest time accepted (s, about 31,700 years): far below where float64 loses whole seconds
 MAX_TIME = 1e12
+#: the most VMs a cloud may lease (ours, 390 x SC13's 256): the engine holds a row per VM slot
+MAX_VMS = 100_000
+#: the longest portfolio selection period in ticks (ours): a period of 20 s ticks past MAX_TIME
+#: would advance the clock where float64 no longer tells ticks apart
+MAX_PERIOD = 1_000_000_000
 _KEEP = ("job_id", "submit_time", "run_time", "n_procs", "req_time", "user_id")
 
 
@@ -206,8 +211,8 @@ def start_run(jobs: pd.DataFrame, *, boot_delay: float, step: float, max_vms: in
     portfolio scheduler)."""
     boot_delay = check_number("boot_delay", boot_delay, low=0, high=MAX_TIME)
     step = check_number("step", step, low=0, low_open=True, high=3600)
-    if isinstance(max_vms, bool) or not isinstance(max_vms, numbers.Integral) or max_vms < 1:
-        raise InputError(f"'max_vms' must be an integer >= 1; got {max_vms!r}.")
+    if isinstance(max_vms, bool) or not isinstance(max_vms, numbers.Integral) or not 1 <= max_vms <= MAX_VMS:
+        raise InputError(f"'max_vms' must be an integer in [1, {MAX_VMS}]; got {max_vms!r}.")
     for name, value in (("kappa", kappa), ("alpha", alpha), ("beta", beta)):
         check_number(name, value, low=0)
     table, frame, info = prepare_jobs(jobs, max_vms=int(max_vms), runtime=runtime,

@@ -46,9 +46,9 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
     (["--portfolio", ""], "'--portfolio' is an empty mix"),
     (["--portfolio", " , "], "'--portfolio' is an empty mix"),
     (["--portfolio", MIX + ","], "'--portfolio' has an empty policy name between commas"),
-    (["--portfolio", "ODA-FCFS-FirstFit,ODA-FCFS"], "'policy' must read"),
-    (["--ratio", "0"], "'ratio' must be in (0, 1]"),
-    (["--alpha", "-1"], "'alpha' must be in [0, inf)"),
+    (["--portfolio", "ODA-FCFS-FirstFit,ODA-FCFS"], "'--portfolio' must read"),
+    (["--ratio", "0"], "'--ratio' must be in (0, 1]"),
+    (["--alpha", "-1"], "'--alpha' must be in [0, 100]"),
     (["--trace", "NOPE-SP2"], "'--trace' must be an archive name"),
     (["--max-vms", "2"], "1 jobs of "),  # job 1 needs 4 VMs
     (["--max-vms", "2"], "need more than '--max-vms' 2 VMs; give '--size-limit' 2 (now 64)"),
