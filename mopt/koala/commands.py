@@ -14,8 +14,11 @@ __all__ = ["add_parsers", "run"]
 
 POLICIES = ("FF", "RR", "SJF", "SJF-ideal", "HSDF", "TAGS-chain", "TAGS-sets")
 ENVIRONMENTS = ("multicluster", "multicloud", "real-world")
-#: the largest TAGS limit --limits takes, in minutes (a year; beyond it a limit changes nothing)
+#: the largest TAGS limit --limits takes, in minutes (a year; beyond it a limit changes nothing; the
+#: same bound as mopt.koala.problem.MAX_LIMIT_MINUTES for a scenario's limits)
 MAX_LIMIT_MINUTES = 525_600
+#: the most chains of the multicluster --chains takes (ours: 2,000 clusters of 32 nodes)
+MAX_CHAINS = 1_000
 COLUMNS = ("policy", "offered_load", "slowdown", "slowdown_short", "slowdown_long", "wait", "public_cost",
            "utilisation", "wasted_node_seconds")
 
@@ -51,8 +54,13 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
 def _limits(text: str) -> list[float]:
     from mopt.core.errors import InputError
 
+    items = [v.strip() for v in text.split(",")]
+    if not any(items):
+        raise InputError(f"'--limits' must be minutes separated by commas, like 25 or 10,60; got {text!r}.")
+    if not all(items):
+        raise InputError(f"'--limits' has an empty value between commas; got {text!r}.")
     try:
-        minutes = [float(v) for v in text.split(",") if v.strip()]
+        minutes = [float(v) for v in items]
     except ValueError:
         raise InputError(f"'--limits' must be minutes separated by commas, like 25 or 10,60; got {text!r}.") from None
     for m in minutes:
@@ -85,11 +93,30 @@ def _policy(name: str, args, env):
     if name in simple:
         return simple[name]()
     if name == "TAGS-chain":
-        return TagsChain(_limits(args.limits), n_chains=args.chains or 1, dispatch=args.dispatch)
+        given = f"--limits {args.limits!r}, --chains {args.chains or 1} and --env {args.env}"
+        return _tags(name, given, env, lambda: TagsChain(_limits(args.limits), n_chains=args.chains or 1,
+                                                         dispatch=args.dispatch))
     if name == "TAGS-sets":
-        sets = [s.split(",") for s in args.sets] if args.sets else [default_second_set(env)]
-        return TagsSets([env.names, *sets], _limits(args.limits))
+        sets = [[site.strip() for site in s.split(",")] for s in args.sets] if args.sets else [default_second_set(env)]
+        given = f"--limits {args.limits!r}" + (f" and --set {', '.join(map(repr, args.sets))}" if args.sets else "")
+        return _tags(name, given, env, lambda: TagsSets([env.names, *sets], _limits(args.limits)))
     raise InputError(f"'--policy' must be one of {list(POLICIES)}; got {name!r}.")
+
+
+def _tags(name: str, given: str, env, make):
+    """The TAGS policy ``make()``, its limits, chains and sets checked against ``env`` before anything
+    runs; an error names the options that gave them."""
+    from mopt.core.errors import InputError
+
+    try:
+        policy = make()
+        policy.queues(env)
+    except InputError as exc:
+        text = str(exc)
+        if text.startswith("'--"):  # _limits: names its option already
+            raise
+        raise InputError(f"--policy {name} with {given}: {text}") from None
+    return policy
 
 
 def run(args) -> int:
@@ -103,11 +130,20 @@ def run(args) -> int:
     from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
     from mopt.workloads import trace_files
 
+    from mopt.core.errors import check_int
+
     if args.chains is not None and args.env != "multicluster":
         raise InputError(f"'--chains' applies to '--env multicluster' only; got --env {args.env}.")
+    if args.chains is not None:
+        check_int("--chains", args.chains, low=1, high=MAX_CHAINS)
+    if args.first is not None:
+        check_int("--first", args.first, low=1)
+    _limits(args.limits)  # refused even when no TAGS policy reads it
     env = {"multicluster": lambda: multicluster(args.chains or 1), "multicloud": multicloud,
            "real-world": real_world}[args.env]()
     names = args.policy or [p for p in POLICIES if p != "TAGS-chain"]
+    if args.sets and "TAGS-sets" not in names:
+        raise InputError(f"'--set' applies to '--policy TAGS-sets' only; got --policy {', '.join(names)}.")
     policies = [_policy(name, args, env) for name in names]  # every input checked before simulating
     out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
     jobs = koala_trace(args.trace, first=args.first)

@@ -44,18 +44,33 @@ DEFAULT_PRIVATE_MINS = (0, 8, 16)
 DAY = 86400.0
 #: nodes of the three clusters: the reference of the drawn load
 CLUSTER_NODES = 96
+#: the largest L1 or L2 in minutes (a year, as ``mopt koala --limits``; beyond it a limit changes nothing)
+MAX_LIMIT_MINUTES = 525_600
+#: the largest public-cloud cap (ours): the simulator holds a slot per VM
+MAX_PUBLIC_CAP = 100_000
+#: the lowest offered load drawn (ours): a lower one stretches a window's arrivals past where 30 s
+#: ticks can be told apart
+MIN_LOAD = 1e-3
 
 
 def _proper_subsets() -> list[tuple[str, ...]]:
     return [c for k in range(1, len(SITES)) for c in itertools.combinations(SITES, k)]
 
 
-def _values(name: str, values, *, low: float, integer: bool) -> tuple:
-    if isinstance(values, (str, bytes)) or np.ndim(values) != 1 or len(values) == 0:
+def _flat(values) -> bool:
+    """Whether ``values`` is a flat list (numpy refuses a ragged one with a ValueError)."""
+    try:
+        return np.ndim(values) == 1
+    except ValueError:
+        return False
+
+
+def _values(name: str, values, *, low: float, integer: bool, high: float = math.inf) -> tuple:
+    if isinstance(values, (str, bytes)) or not _flat(values) or len(values) == 0:
         raise InputError(f"'{name}' must be a non-empty list of numbers; got {values!r}.")
     out = []
     for v in values:
-        x = check_number(name, v, low=low)
+        x = check_number(name, v, low=low, high=high)
         if integer and x != int(x):
             raise InputError(f"'{name}' must hold integers; got {v!r}.")
         out.append(int(x) if integer else x)
@@ -64,10 +79,10 @@ def _values(name: str, values, *, low: float, integer: bool) -> tuple:
     return tuple(sorted(out))
 
 
-def _range(name: str, value, *, low: float) -> tuple[float, float]:
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
+def _range(name: str, value, *, low: float, low_open: bool = True) -> tuple[float, float]:
+    if isinstance(value, (str, bytes)) or not _flat(value) or len(value) != 2:
         raise InputError(f"'{name}' must be a pair [low, high]; got {value!r}.")
-    a, b = (check_number(name, v, low=low, low_open=True) for v in value)
+    a, b = (check_number(name, v, low=low, low_open=low_open) for v in value)
     if a > b:
         raise InputError(f"'{name}' must be a pair [low, high] with low <= high; got {list(value)}.")
     return a, b
@@ -127,29 +142,32 @@ class TagsProblem(StochasticProblem):
                  seed: int = 0):
         self.table = job_table(jobs)
         self.grid = {
-            "L1": _values("limits", DEFAULT_LIMITS if limits is None else limits, low=0, integer=False),
+            "L1": _values("limits", DEFAULT_LIMITS if limits is None else limits, low=0, integer=False,
+                          high=MAX_LIMIT_MINUTES),
             "set2": self._sets(set2, "set2"),
         }
         if limits2 is not None:
             self.parameter_names = ("L1", "set2", "L2", "set3", "public_cap", "private_min")
-            self.grid["L2"] = _values("limits2", limits2, low=0, integer=False)
+            self.grid["L2"] = _values("limits2", limits2, low=0, integer=False, high=MAX_LIMIT_MINUTES)
             self.grid["set3"] = self._sets(set3, "set3")
         elif set3 is not None:
             raise InputError("'set3' needs 'limits2' (a third set needs its limit L2).")
         self.grid["public_cap"] = _values("public_caps", DEFAULT_PUBLIC_CAPS if public_caps is None else public_caps,
-                                          low=0, integer=True)
+                                          low=0, integer=True, high=MAX_PUBLIC_CAP)
         self.grid["private_min"] = _values("private_mins",
                                            DEFAULT_PRIVATE_MINS if private_mins is None else private_mins,
                                            low=0, integer=True)
         if self.grid["L1"][0] <= 0:
             raise InputError(f"'limits' must be > 0 minutes; got {self.grid['L1'][0]:g}.")
+        if limits2 is not None and self.grid["L2"][0] <= 0:
+            raise InputError(f"'limits2' must be > 0 minutes; got {self.grid['L2'][0]:g}.")
         if limits2 is not None and self.grid["L2"][-1] <= self.grid["L1"][0]:
             raise InputError(f"'limits2' must hold a value above the smallest L1 ({self.grid['L1'][0]:g} min); "
                              f"got {list(self.grid['L2'])}.")
         if self.grid["private_min"][-1] > 64:
             raise InputError(f"'private_mins' must be <= the private maximum 64; got {self.grid['private_min'][-1]}.")
         self.window_days = _range("window_days", window_days, low=0)
-        self.load = _range("load", load, low=0)
+        self.load = _range("load", load, low=MIN_LOAD, low_open=False)
         self.step = check_number("step", step, low=0, high=3600, low_open=True, high_open=True)
         span = self.table["submit"].iloc[-1] - self.table["submit"].iloc[0]
         if span < self.window_days[1] * DAY:
@@ -199,16 +217,16 @@ class TagsProblem(StochasticProblem):
     def _sets(sets, key: str) -> tuple[tuple[str, ...], ...]:
         if sets is None:
             return tuple(_proper_subsets())
-        if isinstance(sets, (str, bytes)) or not len(sets):
+        if not isinstance(sets, (list, tuple)) or not len(sets):
             raise InputError(f"'{key}' must be a non-empty list of sets of site names; got {sets!r}.")
         out = []
         for s in sets:
-            if isinstance(s, (str, bytes)):
+            if not isinstance(s, (list, tuple, set, frozenset)):
                 raise InputError(f"'{key}' entries must be lists of site names; got {s!r}.")
-            names = tuple(n for n in SITES if n in set(s))
-            unknown = [n for n in s if n not in SITES]
+            unknown = [n for n in s if not isinstance(n, str) or n not in SITES]
             if unknown:
                 raise InputError(f"'{key}' names unknown site {unknown[0]!r}; the sites are {list(SITES)}.")
+            names = tuple(n for n in SITES if n in set(s))
             if not names or len(names) == len(SITES) or len(names) != len(s):
                 raise InputError(f"'{key}' entries must be proper non-empty subsets of {list(SITES)} without "
                                  f"repeats; got {list(s)}.")

@@ -110,6 +110,10 @@ def parse(path: Path, doc: dict) -> KoalaScenario:
     run = parse_run(path, sections["run"])
     kwargs = {**sections["grid"], **sections["replication"]}
     scenario = KoalaScenario(path=Path(path), trace=name, jobs=jobs, problem_kwargs=kwargs, **run)
-    with where(path, "grid" if sections["grid"] else "replication"):
+    try:
         scenario.problem()
+    except (InputError, TypeError, ValueError) as exc:  # named by the section of the key it names
+        section = "replication" if any(f"'{key}'" in str(exc) for key in _REPLICATION) else "grid"
+        with where(path, section):
+            raise exc from None
     return scenario
