@@ -18,7 +18,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import no_simulation
+from tests.helpers import no_simulation
 
 import mopt
 from mopt import FunctionProblem, InputError, SimulationError

@@ -514,7 +514,7 @@ def test_traces_describe_counts_the_real_kth_trace(capsys):
 
 
 def test_traces_describe_a_bad_record_names_file_and_line(tmp_path, capsys):
-    from conftest import count_bad_input, fuzz
+    from tests.helpers import count_bad_input, fuzz
     from hypothesis import given
     from hypothesis import strategies as st
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import noisy_quadratic
+from tests.helpers import noisy_quadratic
 
 import mopt
 from mopt import FunctionProblem, InputError, Result

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import assert_same_result
+from tests.helpers import assert_same_result
 
 import mopt
 from mopt import Result

@@ -19,7 +19,7 @@ from unittest import mock
 
 import pandas as pd
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
+from tests.helpers import count_bad_input, fuzz, no_simulation
 from hypothesis import assume, given
 from hypothesis import strategies as st
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import install_family
+from tests.helpers import install_family
 
 from mopt import InputError, NormalProblem
 from mopt.cli import main

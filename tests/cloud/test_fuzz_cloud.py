@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from conftest import count_bad_input, fuzz
+from tests.helpers import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 

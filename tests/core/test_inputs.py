@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import count_bad_input, fuzz
+from tests.helpers import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
+from tests.helpers import count_bad_input, fuzz, no_simulation
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy import stats

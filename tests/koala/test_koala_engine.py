@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,9 +22,7 @@ from mopt.koala import (
     public_cloud,
     simulate,
 )  # fmt: skip
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from koala_model import model  # noqa: E402
+from tests.reference.koala_model import model
 
 ORDER = {0: "fcfs", 1: "predicted", 2: "runtime", 3: "slowdown"}
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import paper_trace
+from tests.helpers import paper_trace
 
 from mopt.koala import FF, SJF, TagsSets, multicloud, simulate
 

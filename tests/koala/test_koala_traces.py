@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import paper_trace
+from tests.helpers import paper_trace
 
 from mopt.koala import koala_trace
 from mopt.koala.traces import PAPER_VERSION_REMOVED, removed_jobs, short_share

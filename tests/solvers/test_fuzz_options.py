@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_same_result, count_bad_input, fuzz, no_simulation
+from tests.helpers import assert_same_result, count_bad_input, fuzz, no_simulation
 from hypothesis import given
 from hypothesis import strategies as st
 

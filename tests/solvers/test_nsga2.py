@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_same_result
+from tests.helpers import assert_same_result
 
 import mopt
 from mopt import FunctionProblem, InputError, solve

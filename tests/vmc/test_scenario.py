@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
+from tests.helpers import count_bad_input, fuzz, no_simulation
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import count_bad_input
+from tests.helpers import count_bad_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

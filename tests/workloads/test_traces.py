@@ -14,7 +14,7 @@ from mopt.workloads import PATTERNS, clean, fetch, load_trace, read_swf, synthet
 from mopt.workloads import traces as T
 from mopt.core.errors import InputError
 
-from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
+from tests.workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 DATA = os.environ.get("MOPT_DATA_DIR")
 needs_traces = pytest.mark.skipif(

@@ -4,7 +4,7 @@ It shares no code with :mod:`mopt.cloud.engine`: no compiled loop, no tick skipp
 as dictionaries, the queue re-sorted with ``sorted`` on every tick. ``tests/cloud`` compares it
 with the engine job by job on small random traces for every policy combination.
 
-Run ``python benchmarks/cloud_model.py`` to time it against the engine on a small trace.
+Run ``python -m tests.reference.cloud_model`` (from the repository root) to time it against the engine on a small trace.
 """
 
 from __future__ import annotations
