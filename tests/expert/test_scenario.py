@@ -18,7 +18,7 @@ from mopt.expert import (
 )
 from mopt.scenario import Scenario, load_scenario
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 REFERENCE = EXAMPLES / "reference.toml"
 ENV_FIELDS = ("n_tasks", "n_unreliable", "t_ur", "t_r", "c_ur", "c_r", "mr_max", "charging_period_r")
 

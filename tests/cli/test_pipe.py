@@ -13,7 +13,7 @@ from pathlib import Path
 from mopt.cli import main
 from mopt.cli.pipe import PipeGuard
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "examples" / "reference.toml"
 # SWF: id submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue
 # partition preceding think.  Four small jobs.
