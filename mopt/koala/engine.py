@@ -21,7 +21,7 @@ shortfall (lowest free slots; ready after the boot delay) and starts when all it
 Cloud room = idle VMs + (cap - leased VMs).
 
 The plain-Python model ``tests/reference/koala_model.py`` implements the same rules independently, tick
-by tick; ``tests/koala/test_koala_engine.py`` compares the two job by job.
+by tick; ``tests/koala/test_engine.py`` compares the two job by job.
 """
 
 from __future__ import annotations

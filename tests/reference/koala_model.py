@@ -12,8 +12,8 @@ implements the rules of ``mopt/koala/engine.py`` from the spec, not from that co
 - runtime prediction: mean of the user's last two finished jobs, one, requested time, mean of all
   finished, 0.
 
-Used by ``tests/koala/test_koala_engine.py`` (job by job comparison on random small traces) and run
-as a script it times both on a slice of KTH-SP2.
+Used by ``tests/koala/test_engine.py`` (job by job comparison on random small traces); run as a
+script (``python -m tests.reference.koala_model``) it times both on a slice of KTH-SP2.
 """
 
 from __future__ import annotations
