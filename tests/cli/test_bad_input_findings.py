@@ -1,30 +1,31 @@
 """Issue 14, findings 1-7 and 10, each reproduced as filed: it now ends as the README promises,
 exit 2 and one line ``mopt: error: ...`` naming the file, line, key or parameter (library calls:
-one InputError saying the same).  Bad input is refused before anything is simulated."""
+one InputError saying the same).  Bad input is refused before anything is simulated.
+
+The findings met through the ``mopt`` command are here; those of the library are in the
+``test_bad_input_findings.py`` of tests/core (function problems, journals), tests/expert (scenario
+values) and tests/workloads (SWF line ends)."""
 
 from __future__ import annotations
 
-import dataclasses
 import gzip
 import json
-import math
 import os
 import re
 import shutil
-import sqlite3
 import time
 from pathlib import Path
 from unittest import mock
 
-import numpy as np
 import pytest
-from tests.helpers import no_simulation
 
 import mopt
-from mopt import FunctionProblem, InputError, SimulationError
+from mopt import FunctionProblem, InputError
 from mopt.cli import main
+from mopt.workloads import read_swf
+from tests.helpers import no_simulation
 
-REFERENCE = Path(__file__).resolve().parents[1] / "examples" / "reference.toml"
+REFERENCE = Path(__file__).resolve().parents[2] / "examples" / "reference.toml"
 RECORD = "1 0 3 60 2 -1 -1 2 120 -1 1 1 1 -1 1 -1 -1 -1"
 
 
@@ -66,7 +67,7 @@ def edited(result_dir: Path, tmp_path: Path, edit) -> Path:
     return copy
 
 
-# -- 1: long plain numbers, CR-only line ends ------------------------------------------------
+# -- 1: long plain numbers ------------------------------------------------------------------
 def test_1_long_plain_number_is_not_inf(tmp_path, capsys):
     fields = RECORD.split()
     fields[3] = "9" * 330  # run time: 330 digits, no exponent (above 1.8e308)
@@ -76,16 +77,7 @@ def test_1_long_plain_number_is_not_inf(tmp_path, capsys):
     one_line(capsys, code, f"{path}, line 2: field 4 ('run_time') is out of range")
     fields[3] = "9" * 308  # below the float64 maximum: a number
     path.write_text(" ".join(fields) + "\n")
-    assert mopt.cloud.read_swf(path)["run_time"].iloc[0] == float("9" * 308)
-
-
-def test_1_cr_only_line_ends_keep_the_header(tmp_path):
-    big = RECORD.replace(" 2 -1 -1 2 ", " 8 -1 -1 8 ", 1)  # 8 processors > MaxProcs 4
-    path = tmp_path / "mac.swf"
-    path.write_bytes(f"; MaxProcs: 4\r; Note: old Mac\r{RECORD}\r{big}\r".encode())
-    df = mopt.cloud.read_swf(path, clean=True)
-    assert df.attrs["header"] == {"MaxProcs": "4", "Note": "old Mac"}
-    assert df.attrs["n_records"] == 2 and len(df) == 1  # the 8-processor job is cleaned away
+    assert read_swf(path)["run_time"].iloc[0] == float("9" * 308)
 
 
 # -- 2: no bound on input size ---------------------------------------------------------------
@@ -173,29 +165,6 @@ def test_4_too_many_workers_are_refused_before_any_process(tmp_path, capsys, mon
             pass
 
 
-# -- 5: values no run can use ----------------------------------------------------------------
-@pytest.mark.parametrize("old, new, fragment", [
-    ("charging_period_r = 1 ", "charging_period_r = 1e300 ", "'charging_period_r' must be in (0, 3.1536e+07]"),
-    ("n_unreliable = 50 ", "n_unreliable = 100000000 ", "'n_unreliable' must be an integer in [1, 1,000,000]"),
-    ('c_r = "34/3600"', "c_r = 1e300", "'c_r' must be in [0, 1e+06]"),
-    ("n_tasks = 150", "n_tasks = 100000000", "'n_tasks' must be an integer in [1, 1,000,000]"),
-])
-def test_5_unusable_values_are_refused(tmp_path, capsys, old, new, fragment):
-    path = scenario(tmp_path, old, new)
-    with no_simulation():
-        code = main(["frontier", str(path), "--out", str(tmp_path / "o")])
-    one_line(capsys, code, str(path), "[environment]", fragment)
-
-
-def test_5_largest_values_still_run():
-    """At the bounds, costs and standard errors stay finite (no overflow warnings)."""
-    env = mopt.expert.reference_environment(0.1)
-    env = dataclasses.replace(env, charging_period_r=365 * 86400.0, c_r=1e6)
-    with np.errstate(all="raise"):
-        df = mopt.expert.estimate(env, mopt.expert.Strategy(N=0, T=0, D=4132, Mr=0.1), n_reps=3, seed=1)
-    assert np.isfinite(df["cost"]).all() and np.isfinite(df["cost"].std())
-
-
 # -- 6: messages that name nothing -----------------------------------------------------------
 @pytest.mark.parametrize("column", ["time", "time_se", "n_reps", "x"])
 def test_6_decide_names_a_word_in_a_numeric_column(tmp_path, capsys, result_dir, column):
@@ -210,62 +179,7 @@ def test_6_decide_names_a_word_in_a_numeric_column(tmp_path, capsys, result_dir,
     one_line(capsys, code, f"{copy / 'evaluations.csv'}", f"column {column!r}", "'abc' at line 3")
 
 
-def _raises(p, rng):
-    if p["x"] == 2:
-        raise ZeroDivisionError("division by zero")
-    return (p["x"], 3 - p["x"])
-
-
-def _text(p, rng):
-    return "abc" if p["x"] == 1 else (1.0, 2.0)
-
-
-def _mapping(p, rng):
-    return {"time": 1.0, "cost": 2.0} if p["x"] == 1 else (1.0, 2.0)
-
-
-def _nan(p, rng):
-    return (math.nan if p["x"] == 3 else 1.0, 2.0)
-
-
-@pytest.mark.parametrize("method", ["exhaustive", "ocba"])
-def test_6_function_problem_names_the_design(method):
-    designs = [{"x": x} for x in range(4)]
-
-    def solve(f):
-        return mopt.solve(FunctionProblem(f, designs, ["time", "cost"], n_reps=2), method, seed=1, budget=40)
-
-    with pytest.raises(SimulationError, match=r"'simulate' raised ZeroDivisionError on design 2 \(x=2\), "
-                                              r"replication \d+: division by zero") as info:
-        solve(_raises)
-    assert isinstance(info.value.__cause__, ZeroDivisionError)  # the user's own error is kept
-    with pytest.raises(InputError, match=r"must return 2 values \(time, cost\); got 'abc' \(str\) for design 1 "
-                                         r"\(x=1\)"):
-        solve(_text)
-    with pytest.raises(InputError, match=r"got \{'time': 1.0, 'cost': 2.0\} \(dict\) for design 1 \(x=1\)"):
-        solve(_mapping)
-    # NaN: not an empty front (exhaustive) nor an internal message (ocba)
-    with pytest.raises(InputError, match=r"the simulation of design 3 \(x=3\), replication \d+ gave NaN for "
-                                         r"objective 'time'"):
-        solve(_nan)
-
-
 # -- 7: journal integrity --------------------------------------------------------------------
-def test_7_fractional_replication_in_the_journal_is_refused(tmp_path):
-    problem = mopt.NormalProblem([[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]], sd=1.0, n_reps=3)
-    path = tmp_path / "run.sqlite"
-    clean = mopt.solve(problem, "exhaustive", seed=4, journal=path)
-    with sqlite3.connect(path) as db:  # a hand edit: replication 1 of design 2 becomes 1.5
-        db.execute("UPDATE replications SET rep = 1.5 WHERE design = 2 AND rep = 1")
-    with pytest.raises(InputError, match=r"run\.sqlite' is damaged: the row of design 2, replication 1\.5 does "
-                                         r"not address a replication"):
-        mopt.solve(problem, "exhaustive", seed=4, journal=path)
-    with sqlite3.connect(path) as db:  # undone: the journal is whole again and gives the same result
-        db.execute("UPDATE replications SET rep = 1 WHERE design = 2 AND rep = 1.5")
-    again = mopt.solve(problem, "exhaustive", seed=4, journal=path)
-    assert again.evaluations.equals(clean.evaluations)
-
-
 @pytest.mark.parametrize("name", ["front.csv", "evaluations.csv", "result.json", "front.png", "."])
 def test_7_journal_that_the_outputs_would_overwrite_is_refused(tmp_path, capsys, name):
     out = tmp_path / "OUT"
@@ -307,13 +221,3 @@ def test_7_decide_refuses_ragged_rows_and_repeated_designs(tmp_path, capsys, res
 ])
 def test_10_usage_errors_are_one_line(capsys, argv, fragment):
     one_line(capsys, main(argv), fragment, "--help")
-
-
-@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
-def test_7_journal_that_is_not_a_regular_file(tmp_path, special):
-    if special == "fifo":
-        special = str(tmp_path / "fifo")
-        os.mkfifo(special)
-    problem = mopt.NormalProblem([[1.0], [2.0]], sd=1.0)
-    with no_simulation(), pytest.raises(InputError, match=f"'journal' must be a regular file; '{special}' is not"):
-        mopt.solve(problem, "exhaustive", seed=1, journal=special)
