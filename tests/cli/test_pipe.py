@@ -90,7 +90,7 @@ def test_every_command_writes_its_files_and_exits_0_on_a_closed_stdout(tmp_path,
 
 def _mopt(*argv: str, **kwargs) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
-    return subprocess.Popen([sys.executable, "-m", "mopt.cli", *argv], env=env, stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen([sys.executable, "-m", "mopt", *argv], env=env, stderr=subprocess.PIPE, **kwargs)
 
 
 def test_frontier_piped_into_head_writes_its_files_and_exits_0(tmp_path):
