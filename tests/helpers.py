@@ -68,6 +68,35 @@ def assert_same_result(a, b):
     pd.testing.assert_frame_equal(a.evaluations, b.evaluations, check_exact=True)
 
 
+# -- the mopt command ------------------------------------------------------------------------------
+#: the repository's example scenarios
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+REFERENCE = EXAMPLES / "reference.toml"
+
+
+def chosen_line(stdout: str, label: str) -> list[str]:
+    """The cells after ``label`` in the row of the chosen-strategies table."""
+    import re
+
+    for line in stdout.splitlines():
+        if re.match(re.escape(label) + r"\s{2,}\S", line):
+            return line[len(label):].split()
+    raise AssertionError(f"no row {label!r} in:\n{stdout}")
+
+
+def assert_one_line_error(capsys, code: int, *fragments: str) -> str:
+    """The command exited 2 with one line ``mopt: error: ...`` on stderr holding every fragment."""
+    out = capsys.readouterr()
+    assert code == 2
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, out.err
+    assert lines[0].startswith("mopt: error: "), lines[0]
+    assert "Traceback" not in out.err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
 # -- counting generated bad inputs (the fuzz tests report how many they tried) ----------------------
 #: entry point -> number of generated bad inputs checked in this session
 BAD_INPUTS: dict[str, int] = {}

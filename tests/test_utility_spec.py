@@ -18,6 +18,11 @@ from tests.helpers import count_bad_input, fuzz
 from tests.strategies import FINITE, NAMES, NOT_AN_ARGUMENT, UTILITY_NAMES, assert_names
 
 
+def test_parse_utility_negative_numbers_and_u():
+    assert parse_utility("weighted(makespan=1, cost=-2)").name == "weighted(makespan=1, cost=-2)"
+    assert parse_utility("U(alpha=1, beta=0.5)").name.startswith("U(alpha=1, beta=0.5")
+
+
 # -- generated bad specs -------------------------------------------------------------------------
 def parse_bad(spec, *fragments: str, kind=InputError):
     with pytest.raises(kind) as info:
