@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from tests.helpers import noisy_quadratic
 
 import mopt
 from mopt import FunctionProblem, InputError, Result
@@ -24,6 +23,7 @@ from mopt.compare import (
     summary,
 )
 from mopt.plot import plot_progress
+from tests.helpers import noisy_quadratic
 
 
 # -- a synthetic problem with known means -----------------------------------------------------------

@@ -8,7 +8,6 @@ into a :class:`~mopt.NormalProblem`, so every number below is known by hand.
 from __future__ import annotations
 
 import json
-import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +17,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.helpers import install_family
-
 from mopt import InputError, NormalProblem
 from mopt.cli import main
 from mopt.core.family import Family, Objective, families
 from mopt.core.utility import minimize
 from mopt.scenario import Scenario, check_keys, load_scenario, parse_run, where
+from tests.helpers import install_family
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

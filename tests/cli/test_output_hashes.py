@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.helpers import paper_trace
 
 ROOT = Path(__file__).resolve().parents[2]

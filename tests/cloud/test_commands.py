@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from tests.helpers import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mopt.cli import main
-
+from tests.helpers import count_bad_input, fuzz
 from tests.workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 ROW = " -1 -1 -1 {req} -1 1 {user} 1 -1 1 -1 -1 -1"

@@ -22,7 +22,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from tests.helpers import deterministic_environment as det_env
 from scipy import stats
 
 from mopt import InputError, solve
@@ -36,6 +35,7 @@ from mopt.expert import (
     estimate,
     reference_environment,
 )
+from tests.helpers import deterministic_environment as det_env
 
 inf = math.inf
 EPS = 1e-5  # the turnarounds' spread (1e-6 s) accumulated over a few steps

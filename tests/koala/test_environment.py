@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from mopt.core.errors import InputError
 from mopt.koala import (
     Environment,
     Site,
@@ -18,7 +19,6 @@ from mopt.koala import (
     public_cloud,
     real_world,
 )  # fmt: skip
-from mopt.core.errors import InputError
 
 
 def test_paper_environments():

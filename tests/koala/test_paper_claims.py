@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from tests.helpers import paper_trace
 
 from mopt.koala import FF, SJF, TagsSets, multicloud, simulate
+from tests.helpers import paper_trace
 
 
 @pytest.mark.slow

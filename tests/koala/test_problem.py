@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import mopt
-from mopt.koala import TagsProblem, TagsSets, multicloud, simulate
 from mopt.core.errors import InputError
+from mopt.koala import TagsProblem, TagsSets, multicloud, simulate
 
 
 def synthetic_trace(n=600, days=40, seed=0):

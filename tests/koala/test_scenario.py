@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from mopt.cli import main
-from mopt.koala.scenario import KoalaScenario
 from mopt.core.errors import InputError
+from mopt.koala.scenario import KoalaScenario
 from mopt.scenario import load_scenario
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mopt.core.errors import InputError
 from mopt.koala import (
     FF,
     Environment,
@@ -20,7 +21,6 @@ from mopt.koala import (
     public_cloud,
     simulate,
 )  # fmt: skip
-from mopt.core.errors import InputError
 
 
 def frame(*rows):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from tests.helpers import paper_trace
 
+from mopt.core.errors import InputError
 from mopt.koala import koala_trace
 from mopt.koala.traces import PAPER_VERSION_REMOVED, removed_jobs, short_share
 from mopt.workloads.traces import clean
-from mopt.core.errors import InputError
+from tests.helpers import paper_trace
 
 
 def paper_share(name: str, limit_min: float) -> float:

@@ -9,13 +9,13 @@ import math
 from pathlib import Path
 
 import pytest
-from tests.helpers import count_bad_input, fuzz, no_simulation
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mopt import InputError
 from mopt.cli import main
 from mopt.scenario import load_scenario
+from tests.helpers import count_bad_input, fuzz, no_simulation
 
 _counter = itertools.count()
 

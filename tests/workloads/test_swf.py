@@ -11,15 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.helpers import count_bad_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mopt.cloud
 import mopt.workloads.swf
+from mopt.core.errors import InputError
 from mopt.workloads import SWF_COLUMNS, find_trace, read_swf
 from mopt.workloads.swf import _decode, _parse_fast, _parse_slow, _read_bytes
-from mopt.core.errors import InputError
+from tests.helpers import count_bad_input
 
 # -- a small hand-written trace --------------------------------------------------------------------
 SMALL = """\

@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mopt.core.errors import InputError
 from mopt.workloads import PATTERNS, clean, fetch, load_trace, read_swf, synthetic
 from mopt.workloads import traces as T
-from mopt.core.errors import InputError
-
 from tests.workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 DATA = os.environ.get("MOPT_DATA_DIR")
