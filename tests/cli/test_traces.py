@@ -1,9 +1,11 @@
-"""``mopt traces``: describe and list the traces in ``MOPT_DATA_DIR``; a bad record names file and line."""
+"""``mopt traces``: describe and list the traces in ``MOPT_DATA_DIR`` (a bad record names file and
+line); fetch one from an archive (here a local server), its sha256 checked."""
 
 from __future__ import annotations
 
 from mopt.cli import main
 from tests.helpers import assert_one_line_error, count_bad_input, fuzz, trace_file
+from tests.workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 GOOD_RECORD = "1 0 0 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1"
 
@@ -40,3 +42,16 @@ def test_traces_describe_a_bad_record_names_file_and_line(tmp_path, capsys):
         count_bad_input("cli")
 
     check()
+
+
+def test_traces_fetch(archive, monkeypatch, capsys):
+    monkeypatch.setenv("MOPT_TRACE_URL", archive["url"])
+    monkeypatch.setenv("MOPT_CACHE_DIR", str(archive["cache"]))
+    assert main(["traces", "fetch", "KTH-SP2"]) == 0
+    assert "sha256 checked" in capsys.readouterr().out
+    archive["path"].write_bytes(b"corrupt")
+    (archive["cache"] / "traces" / archive["path"].name).unlink()
+    assert main(["traces", "fetch", "KTH-SP2"]) == 1  # a failed download is not bad input
+    err = capsys.readouterr().err
+    assert "sha256" in err and "Traceback" not in err
+    assert main(["traces", "fetch", "KTH-SP3"]) == 2
