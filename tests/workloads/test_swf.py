@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mopt.cloud
+import mopt.workloads
 import mopt.workloads.swf
 from mopt.core.errors import InputError
 from mopt.workloads import SWF_COLUMNS, find_trace, read_swf
@@ -62,8 +62,8 @@ def test_columns_are_the_18_swf_fields():
         "used_memory", "req_procs", "req_time", "req_memory", "status", "user_id", "group_id",
         "executable", "queue", "partition", "preceding_job", "think_time",
     )  # fmt: skip
-    # the SWF reader's public names (mopt.cloud exports the cloud simulator's too)
-    assert {"SWF_COLUMNS", "find_trace", "read_swf"} <= set(mopt.cloud.__all__)
+    # the SWF reader's public names (mopt.workloads exports the traces' too)
+    assert {"SWF_COLUMNS", "find_trace", "read_swf"} <= set(mopt.workloads.__all__)
 
 
 def test_small_trace_values_dtypes_and_attrs(tmp_path):
