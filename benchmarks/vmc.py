@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import numpy as np
 
 import mopt
-from mopt.vmc.multiperiod import VMMultiPeriodProblem
+from mopt.vmc.multiperiod_problem import VMMultiPeriodProblem
 from mopt.vmc.problem import VMPartitionProblem
 from mopt.vmc.workload import generate
 from tests.reference import vmc_reference

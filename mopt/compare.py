@@ -179,9 +179,9 @@ def _budget_fits(problem, method: str, options: dict, budget: int) -> bool:
     """Whether ``method`` can run with ``budget`` on ``problem`` (bad options raise, naming them)."""
     solver = _solver(method, options)
     try:
-        if budget < solver._min_budget(problem):
+        if budget < solver.min_budget(problem):
             return False
-        solver._check(problem, budget)
+        solver.check_budget(problem, budget)
     except InputError as exc:
         if str(exc).startswith("'budget'"):
             return False

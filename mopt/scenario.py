@@ -47,7 +47,6 @@ Examples
 
 from __future__ import annotations
 
-import difflib
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -57,8 +56,8 @@ from typing import TYPE_CHECKING, ClassVar
 from mopt.core import inputs
 from mopt.core.errors import InputError, check_int
 from mopt.core.inputs import suggest
-from mopt.core.utility import generic_utilities
 from mopt.core.problem import check_reps
+from mopt.core.utility import generic_utilities
 
 if TYPE_CHECKING:  # pragma: no cover
     from mopt.core.problem import StochasticProblem

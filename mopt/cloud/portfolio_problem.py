@@ -81,7 +81,8 @@ class PortfolioProblem(StochasticProblem):
     def __init__(self, jobs="KTH-SP2", *, workload: str = "trace", window: int = 200,
                  patterns=None, period: int = 1, boot_delay: float = 120.0, max_vms: int = 256,
                  kappa: float = 100.0, n_reps: int = 10, seed: int = 0):
-        from mopt.workloads import PATTERNS, load_trace
+        from mopt.workloads.synthetic import PATTERNS
+        from mopt.workloads.traces import load_trace
 
         if workload not in WORKLOADS:
             raise InputError(f"'workload' must be one of {', '.join(WORKLOADS)}; got {workload!r}.")
@@ -163,7 +164,7 @@ class PortfolioProblem(StochasticProblem):
     # -- replications -------------------------------------------------------------------------
     def workload_of(self, rep: int, entropy: int) -> tuple[pd.DataFrame, int]:
         """Replication ``rep``'s workload and Algorithm 1's seed (the same for every design)."""
-        from mopt.workloads import synthetic
+        from mopt.workloads.synthetic import synthetic
 
         rng = replication_rng(entropy, rep)
         if self.workload == "trace":

@@ -24,7 +24,7 @@ from mopt.core.errors import InputError, check_int
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
-__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "ENUMERATION_LIMIT",
+__all__ = ["StochasticProblem", "IndexedProblem", "MAX_REPS", "ENUMERATION_LIMIT",
            "REPAIR_TABLE_LIMIT", "check_reps"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
@@ -134,6 +134,7 @@ class StochasticProblem(Problem):
 
         Examples
         --------
+        >>> from mopt.core.function_problem import FunctionProblem
         >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
         >>> prob.unconstrained().evaluate(np.array([[7]])).tolist()  # beyond xu: the nearest, a = 4
         [[4.0]]
@@ -169,6 +170,7 @@ class StochasticProblem(Problem):
 
         Examples
         --------
+        >>> from mopt.core.function_problem import FunctionProblem
         >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
         >>> sorted(prob.sample_designs(np.random.default_rng(1), 3).tolist())
         [0, 1, 2]
@@ -198,6 +200,7 @@ class StochasticProblem(Problem):
 
         Examples
         --------
+        >>> from mopt.core.function_problem import FunctionProblem
         >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
         >>> prob.repair([[1], [7], [-3]]).tolist()
         [1, 2, 0]
@@ -382,5 +385,3 @@ def _objective_names(objectives, parameters: tuple[str, ...]) -> tuple[str, ...]
     return tuple(str(n) for n in names)
 
 
-# FunctionProblem lives in its own module; imported last, as it builds on IndexedProblem above
-from mopt.core.function_problem import FunctionProblem  # noqa: E402

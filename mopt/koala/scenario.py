@@ -36,9 +36,9 @@ from typing import ClassVar
 
 import pandas as pd
 
+from mopt.core.errors import InputError, check_int
 from mopt.koala.problem import TagsProblem
 from mopt.koala.traces import koala_trace
-from mopt.core.errors import InputError, check_int
 from mopt.scenario import Scenario, check_keys, parse_run, where
 
 __all__ = ["KoalaScenario", "parse"]

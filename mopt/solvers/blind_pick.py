@@ -26,11 +26,11 @@ class BlindPick(Solver):
         check_enumerable(self.name, count, "without a budget simulates ceil(alpha·n_designs) designs")
         return count * self._reps(problem)
 
-    def _min_budget(self, problem) -> int:
+    def min_budget(self, problem) -> int:
         self._sample_size(problem)
         return self._reps(problem)
 
-    def _check(self, problem, budget):
+    def check_budget(self, problem, budget):
         n = self._reps(problem)
         self._sample_size(problem)
         if budget < n:

@@ -83,3 +83,29 @@ def test_failures_that_are_not_bad_input_exit_1(tmp_path, capsys, monkeypatch, e
     code = main(["demo", "--out", str(tmp_path / "d"), "--quiet"])
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and lines[0].startswith("mopt: error: ")
+
+
+def test_version_and_the_installed_families_in_help(capsys):
+    import mopt
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"mopt {mopt.__version__}"
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    for name in ("expert", "vmc", "cloud", "koala"):
+        assert f"\n  {name} " in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["vmc", "--vms", "16,,32"], "a comma-separated list of cluster sizes has an empty element"),
+    (["vmc", "--vms", "128", "--sample-size", "1000000000"], "'--sample-size' must be an integer in [1, 10000000]"),
+    (["koala", "TRACE", "--chains", "3"], "'--chains' applies to '--env multicluster' only"),
+    (["koala", "TRACE", "--policy", "TAGS-sets", "--limits", "1e308"], "'--limits' must be minutes in (0, 525,600]"),
+])
+def test_option_messages_name_the_option(argv, message, tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    argv = [str(swf) if a == "TRACE" else a for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err

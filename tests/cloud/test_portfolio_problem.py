@@ -116,7 +116,7 @@ def test_cloud_scenario_file(tmp_path, monkeypatch):
         calls.append((name, size_limit))
         return jobs_table()
 
-    monkeypatch.setattr("mopt.workloads.load_trace", fake_load)
+    monkeypatch.setattr("mopt.workloads.traces.load_trace", fake_load)
     sc = load_scenario(path)
     assert (sc.family, sc.method, sc.n_reps, sc.seed) == ("cloud", "nsga2", 2, 5)
     prob = sc.problem()
@@ -138,7 +138,7 @@ def test_the_example_scenario_file_runs_with_mopt_frontier(tmp_path, monkeypatch
     from mopt.cli import main
 
     example = Path(__file__).resolve().parents[2] / "examples" / "portfolio_mix.toml"
-    monkeypatch.setattr("mopt.workloads.load_trace", lambda name, size_limit=None, **_: jobs_table(300))
+    monkeypatch.setattr("mopt.workloads.traces.load_trace", lambda name, size_limit=None, **_: jobs_table(300))
 
     def stand_in(self, indices, reps, entropy):
         i = np.asarray(indices, dtype=float)[:, None]

@@ -53,3 +53,8 @@ def test_demo_writes_outputs_and_chooses_from_the_frontier(tmp_path, capsys):
                           & ((f["makespan"] < s["makespan"]) | (f["cost"] < s["cost"]))).any())
         assert bool(s["dominated_by_frontier"]) == dominated, s["name"]
     assert f"wrote {out / 'front.csv'}" in captured.out
+
+
+def test_demo_prints_the_F_s_note_once(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
+    assert capsys.readouterr().out.count("F_s is a stand-in") == 1

@@ -133,3 +133,10 @@ def test_three_sets_from_the_file(tmp_path):
     bad.write_text(SCENARIO.replace('private_mins = [8]\n', 'private_mins = [8]\nset3 = [["public"]]\n'))
     with pytest.raises(InputError, match="'set3' needs 'limits2'"):
         load_scenario(bad)
+
+
+@pytest.mark.parametrize("env", ["multicluster", "real-world"])
+def test_tags_sets_runs_with_the_default_sets_of_every_environment(env, tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    assert main(["koala", str(swf), "--env", env, "--policy", "TAGS-sets", "--quiet"]) == 0, capsys.readouterr().err

@@ -235,3 +235,14 @@ def test_fuzz_vmc_cli_exits_2(workdir, key, data, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("mopt: error:") and err.count("\n") == 1
     count_bad_input("mopt frontier (vmc)")
+
+
+def test_out_of_memory_hints_name_the_commands_own_options(monkeypatch, capsys, tmp_path):
+    import mopt.vmc.commands as vmc_commands
+
+    def no_memory(args):
+        raise MemoryError()
+
+    monkeypatch.setattr(vmc_commands, "run", no_memory)
+    assert main(["vmc", "--out", str(tmp_path / "o")]) == 2
+    assert "ask for fewer or smaller clusters (--vms) or a smaller --sample-size" in capsys.readouterr().err

@@ -62,7 +62,7 @@ def test_columns_are_the_18_swf_fields():
         "used_memory", "req_procs", "req_time", "req_memory", "status", "user_id", "group_id",
         "executable", "queue", "partition", "preceding_job", "think_time",
     )  # fmt: skip
-    # the SWF reader's public names (mopt.workloads exports the traces' too)
+    # the SWF reader's public names
     assert {"SWF_COLUMNS", "find_trace", "read_swf"} <= set(mopt.workloads.__all__)
 
 
@@ -519,3 +519,17 @@ def test_fuzz_lone_cr_line_ends_read_as_lines(fuzz_path, base):
     assert df.attrs["header"] == header
     if "; MaxProcs: 128" in lines:
         assert df.attrs["header"]["MaxProcs"].split("\n")[0] == "128"  # a repeated key keeps each value
+
+
+def test_a_fractional_processor_count_is_refused_with_its_line(tmp_path):
+    # SWF field 5 (allocated processors) and 8 (requested) are integers: 2.5 processors would be
+    # simulated as 2.5 VMs' worth of work; the 5th line holds the second record
+    path = tmp_path / "frac.swf"
+    path.write_text("; MaxProcs: 64\n1 0 0 60 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n; c\n\n"
+                    "2 10 0 60 2.5 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(InputError, match=r"frac\.swf, line 5: field 5 \('n_procs'\) must be a whole number of "
+                                         r"processors; got 2\.5"):
+        read_swf(path)
+    path.write_text("1 0 0 60 2 -1 -1 3.25 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(InputError, match=r"line 1: field 8 \('req_procs'\) .* got 3\.25"):
+        read_swf(path)
