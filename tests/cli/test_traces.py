@@ -45,6 +45,7 @@ def test_traces_describe_a_bad_record_names_file_and_line(tmp_path, capsys):
 
 
 def test_traces_fetch(archive, monkeypatch, capsys):
+    monkeypatch.delenv("MOPT_DATA_DIR", raising=False)  # (a trace there is not downloaded)
     monkeypatch.setenv("MOPT_TRACE_URL", archive["url"])
     monkeypatch.setenv("MOPT_CACHE_DIR", str(archive["cache"]))
     assert main(["traces", "fetch", "KTH-SP2"]) == 0
