@@ -7,8 +7,9 @@ Generated at build time, never written into ``docs/``:
 - ``reference/cli.md`` from :func:`mopt.cli.build_parser` (every subcommand and option);
 - ``reference/api/<package>.md``: one mkdocstrings entry per name in the package's ``__all__``
   (:data:`API_PACKAGES`), so the API reference lists every public name;
-- ``figures/*``: the repository's ``figures/`` directory, served as it is (pages link to
-  ``../figures/<name>``).
+- ``figures/*``: the repository's ``figures/`` directory, served as it is; pages link to the
+  files where they are in the repository (``../../figures/<name>`` from ``docs/families/``), and
+  :func:`on_page_markdown` points those links at the served copy.
 
 The functions that write the pages are plain functions of this module, so ``tests/test_docs.py``
 checks what they cover without building the site. :class:`SphinxRoles` is a griffe extension
@@ -56,6 +57,31 @@ def on_files(files, config):
         if path.is_file():
             files.append(File.generated(config, f"figures/{path.name}", abs_src_path=str(path)))
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Links into the repository's ``figures/`` (``../../figures/x.png`` from ``docs/families/``,
+    right on GitHub and in an editor) -> the copy this site serves under ``figures/``."""
+    return figure_links(markdown, page.file.src_uri)
+
+
+def figure_links(markdown: str, src_uri: str) -> str:
+    """``markdown`` of the page ``docs/<src_uri>`` with its links into ``figures/`` made relative to
+    the site's ``figures/``; other links unchanged."""
+    docs, figures = ROOT / "docs", ROOT / "figures"
+    here = (docs / src_uri).parent
+
+    def replace(match: re.Match) -> str:
+        target = match.group(2)
+        if "://" in target or target.startswith("#"):
+            return match.group(0)
+        where = Path(os.path.normpath(here / target))
+        if not where.is_relative_to(figures):
+            return match.group(0)
+        served = docs / "figures" / where.relative_to(figures)
+        return f"{match.group(1)}{Path(os.path.relpath(served, here)).as_posix()})"
+
+    return re.sub(r"(\]\()([^)\s]+)\)", replace, markdown)
 
 
 def generated_pages() -> dict[str, str]:
