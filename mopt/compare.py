@@ -255,10 +255,10 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     exhaustive       8         1     ok        8
     exhaustive      16         0     ok       16
     exhaustive      16         1     ok       16
-    blind_pick       8         0     ok        4
-    blind_pick       8         1     ok        4
-    blind_pick      16         0     ok        4
-    blind_pick      16         1     ok        4
+    blind_pick       8         0     ok        8
+    blind_pick       8         1     ok        8
+    blind_pick      16         0     ok       16
+    blind_pick      16         1     ok       16
     """
     from mopt.core.problem import StochasticProblem
     from mopt.solvers import solve

@@ -39,6 +39,9 @@ N_POLICIES = 10
 WORKLOADS = ("trace", "synthetic")
 
 
+#: the most jobs of one replication (ours): a whole LPC-EGEE trace is 214,322 jobs
+MAX_WINDOW = 1_000_000
+
 class PortfolioProblem(StochasticProblem):
     """Mixes of JSSPP's policies × β/α → (mean bounded slowdown, charged VM-hours).
 
@@ -98,7 +101,7 @@ class PortfolioProblem(StochasticProblem):
             raise InputError("'jobs' is empty.")
         self.jobs = jobs.reset_index(drop=True)
         self.workload = workload
-        self.window = check_int("window", window, low=1)
+        self.window = check_int("window", window, low=1, high=MAX_WINDOW)
         if workload == "trace" and self.window > len(self.jobs):
             raise InputError(f"'window' must be at most the trace's {len(self.jobs)} jobs; got {window}.")
         self.patterns = tuple(PATTERNS if patterns is None else patterns)

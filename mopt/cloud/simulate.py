@@ -21,8 +21,8 @@ from mopt.core.errors import InputError, check_number
 
 __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
 
-#: largest time accepted (s, about 31,700 years): far below where float64 loses whole seconds
-MAX_TIME = 1e12
+from mopt.workloads.swf import MAX_TIME  # the one bound of every trace reader (about 31,700 years)
+
 _KEEP = ("job_id", "submit_time", "run_time", "n_procs", "req_time", "user_id")
 
 

@@ -215,6 +215,40 @@ class StochasticProblem(Problem):
             raise InputError(f"'X' must be a list of design vectors of {self.n_var} numbers; got {_show(X)}.")
         return space.repair(self, X)
 
+    def decode_pymoo(self, res) -> pd.DataFrame:
+        """The designs of a pymoo result: each row of ``res.X`` (floats from pymoo's default
+        operators included) mapped to its design as :meth:`repair` does, decoded, with the result's
+        objective values ``res.F`` (means of ``n_reps`` replications) beside them.
+
+        Parameters
+        ----------
+        res : pymoo.core.result.Result or array_like
+            What ``pymoo.optimize.minimize`` returned, or design vectors alone.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``design``, the decoded parameters and, for a result, one column per objective.
+
+        Examples
+        --------
+        >>> from mopt.core.function_problem import FunctionProblem
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> prob.decode_pymoo([[0.2], [1.7]]).to_dict("list")
+        {'design': [0, 2], 'a': [1, 4]}
+        """
+        X = getattr(res, "X", res)
+        F = getattr(res, "F", None)
+        if X is None:
+            raise InputError("the pymoo result holds no solution ('X' is None).")
+        X = np.asarray(X, dtype=float).reshape(-1, self.n_var)
+        df = self.designs_frame(self.repair(X))
+        if F is not None:
+            F = np.asarray(F, dtype=float).reshape(len(X), -1)
+            for j, name in enumerate(self.objectives[: F.shape[1]]):
+                df[name] = F[:, j]
+        return df
+
     def designs_frame(self, indices) -> pd.DataFrame:
         """Decoded parameters of the designs ``indices``, one row each (column ``design`` first)."""
         indices = self._check_indices(indices)

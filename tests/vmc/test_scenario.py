@@ -246,3 +246,11 @@ def test_out_of_memory_hints_name_the_commands_own_options(monkeypatch, capsys, 
     monkeypatch.setattr(vmc_commands, "run", no_memory)
     assert main(["vmc", "--out", str(tmp_path / "o")]) == 2
     assert "ask for fewer or smaller clusters (--vms) or a smaller --sample-size" in capsys.readouterr().err
+
+
+def test_a_batch_no_run_can_use_is_refused_at_load(workdir):
+    # 1e300 tasks overflowed to clear_time_se = inf with numpy's warning; now a bound names file and key
+    sections = {**BASE, "period": {**BASE["period"], "batches": "[[1e300, 10, 10, 5], [0, 30, 0, 0], [5, 5, 5, 5]]"}}
+    with pytest.raises(InputError, match=r"\[period\] 'batches' must hold at most 1e\+09 tasks .* got 1e\+300 "
+                                         r"\(batch 1, class 1\)"):
+        load_scenario(write(workdir, sections))
