@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 from mopt.cli import main
 from mopt.cli.pipe import PipeGuard
@@ -76,10 +77,11 @@ def _commands(tmp: Path) -> list[tuple[list[str], list[Path]]]:
 
 
 def test_every_command_writes_its_files_and_exits_0_on_a_closed_stdout(tmp_path, monkeypatch):
+    data = {"MOPT_DATA_DIR": str(tmp_path)}  # 'traces list' lists tiny.swf (the tests' own, not the real traces)
     for argv, files in _commands(tmp_path):
         pipe, err = ClosedPipe(), io.StringIO()
         monkeypatch.setattr(sys, "stdout", pipe)  # (set here: pytest's capture resets it between fixtures)
-        with contextlib.redirect_stderr(err):
+        with contextlib.redirect_stderr(err), mock.patch.dict(os.environ, data):
             code = main(argv)
         monkeypatch.undo()
         assert code == 0 and "Traceback" not in err.getvalue(), (argv, err.getvalue())
