@@ -24,7 +24,7 @@ from matplotlib.ticker import LogFormatter, NullFormatter
 from mopt.core.result import atomic_write
 
 __all__ = ["plot_frontier", "plot_progress", "save_figure", "plain_log_ticks", "plain_number",
-           "PlainLogFormatter", "method_label"]
+           "PlainLogFormatter", "method_label", "label_points"]
 
 _CHOSEN_MARKERS = ("*", "D", "P", "X", "p", "h", "v", "<", ">")
 _STATIC_MARKERS = ("s", "^", "v", "<", ">", "d", "p", "h", "8")
@@ -81,6 +81,49 @@ def plain_log_ticks(ax, axis: str = "both") -> None:
         if a.get_scale() in ("log", "symlog"):
             a.set_major_formatter(PlainLogFormatter(labelOnlyBase=False))
             a.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False))
+
+
+#: offsets (points) tried in turn by :func:`label_points`: beside the point, then further out
+_LABEL_OFFSETS = ((6, 3), (6, -3), (-6, 3), (-6, -3), (6, 12), (6, -12), (-6, 12), (-6, -12),
+                  (14, 22), (14, -22), (-14, 22), (-14, -22), (0, 32), (0, -32))
+
+
+def label_points(ax, xs, ys, texts, *, colors=None, fontsize: float = 8, avoid=None) -> list:
+    """Write ``texts[i]`` beside the point ``(xs[i], ys[i])`` where it overlaps no label placed
+    before it, no other labelled point, none of the points ``avoid`` (an ``(n, 2)`` array of data
+    coordinates, e.g. every point drawn) and nothing outside the axes: the first of a few offsets
+    that fits (the first one if none does). Call it once the layout is final (after
+    ``tight_layout``), as it measures the texts on the canvas.
+
+    Returns the :class:`matplotlib.text.Annotation` objects.
+    """
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    points = ax.transData.transform(np.column_stack([np.asarray(xs, float), np.asarray(ys, float)]))
+    extra = (ax.transData.transform(np.asarray(avoid, float)) if avoid is not None and len(avoid)
+             else np.empty((0, 2)))
+    placed, out = [], []
+    colors = colors if colors is not None else ["black"] * len(texts)
+    for k, (text, color) in enumerate(zip(texts, colors, strict=True)):
+        others = np.concatenate([np.delete(points, k, axis=0), extra])
+        for attempt, (dx, dy) in enumerate((*_LABEL_OFFSETS, _LABEL_OFFSETS[0])):
+            note = ax.annotate(text, (xs[k], ys[k]), xytext=(dx, dy), textcoords="offset points",
+                               fontsize=fontsize, color=color, ha="left" if dx >= 0 else "right",
+                               va="bottom" if dy >= 0 else "top")
+            if attempt == len(_LABEL_OFFSETS):
+                break  # nowhere free: the first place
+            box = note.get_window_extent(renderer)
+            inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0
+                      and box.y1 <= frame.y1)
+            clear = not any(box.overlaps(b) for b in placed) and not any(
+                box.x0 - 3 <= px <= box.x1 + 3 and box.y0 - 3 <= py <= box.y1 + 3 for px, py in others)
+            if inside and clear:
+                break
+            note.remove()
+        placed.append(note.get_window_extent(renderer))
+        out.append(note)
+    return out
 
 
 #: how search methods are named in legends (their ``mopt.solve`` names otherwise)
