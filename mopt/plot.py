@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import LogFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
 from mopt.core.result import atomic_write
 
@@ -212,6 +212,7 @@ def plot_frontier(
         xlabel = family.label(x) if family is not None else x
     if ylabel is None:
         ylabel = family.label(y) if family is not None else y
+    noun = family.noun[0] if family is not None else "designs"  # what the family's designs are called
     if ax is None:
         fig = Figure(figsize=(7.5, 5.0), layout="constrained")
         FigureCanvasAgg(fig)
@@ -223,20 +224,20 @@ def plot_frontier(
 
     if len(evaluations):
         ax.scatter(evaluations[x], evaluations[y], s=12, color="0.45", alpha=sampled_alpha,
-                   linewidths=0, label=f"sampled strategies ({len(evaluations)})", zorder=1)
+                   linewidths=0, label=f"sampled {noun} ({len(evaluations)})", zorder=1)
     if len(front):
         f = front.sort_values([x, y])
         ax.plot(f[x], f[y], "-o", color="C0", markersize=4, linewidth=1.4,
                 label=f"Pareto frontier ({len(front)})", zorder=3)
 
     rows = statics.iterrows() if statics is not None else ()
+    baselines = []  # (x, y, name, colour): labelled once the layout is known
     for k, (_, row) in enumerate(rows):  # baselines: hollow markers, labelled in place
         px, py = _xy(row, x, y)
         name, color = str(row["name"]), f"C{(k + 1) % 10}"
         ax.scatter([px], [py], marker=_STATIC_MARKERS[k % len(_STATIC_MARKERS)], s=46,
                    facecolors="none", edgecolors=color, linewidths=1.3, zorder=4)
-        ax.annotate(name, (px, py), xytext=(6, 4 if k % 2 == 0 else -11), textcoords="offset points",
-                    fontsize=8, color=color)
+        baselines.append((px, py, name, color))
 
     groups: dict[tuple[float, float], list[str]] = {}
     for label, row in (chosen or {}).items():
@@ -249,12 +250,20 @@ def plot_frontier(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     plain_log_ticks(ax)
+    for axis in (ax.xaxis, ax.yaxis):  # linear axes: 10,000 rather than 10000 or 1e4
+        if axis.get_scale() == "linear":
+            axis.set_major_formatter(FuncFormatter(lambda v, _: plain_number(v)))
     if title:
         ax.set_title(title)
     if caption:
         fig.supxlabel(caption, fontsize=7, color="0.3", wrap=True)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="best", framealpha=0.85)
+    if baselines:  # labels placed on the final layout, clear of each other and of the points
+        fig.canvas.draw()
+        xs, ys, names, colors = zip(*baselines, strict=True)
+        avoid = [(float(a), float(b)) for a, b in zip(evaluations[x], evaluations[y], strict=True)]
+        label_points(ax, list(xs), list(ys), list(names), colors=list(colors), avoid=avoid)
     return fig
 
 
