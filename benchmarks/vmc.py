@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 import mopt
-from mopt.vmc.multiperiod import VMMultiPeriodProblem
+from mopt.vmc.multiperiod_problem import VMMultiPeriodProblem
 from mopt.vmc.problem import VMPartitionProblem
 from mopt.vmc.workload import generate
 

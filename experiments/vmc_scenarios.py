@@ -43,7 +43,7 @@ from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from mopt.core.result import atomic_write  # noqa: E402
-from mopt.vmc.scenarios import SCENARIO_METHODS, compare_methods  # noqa: E402
+from mopt.vmc.paper_scenarios import SCENARIO_METHODS, compare_methods  # noqa: E402
 from mopt.vmc.workload import KINDS  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parent.parent / "figures"
@@ -245,7 +245,7 @@ def figure(runs: pd.DataFrame, scenario: int, methods, name: str, title: str) ->
 
 def config_md(args) -> str:
     """The configuration of each cluster size: K, O, t and Monte Carlo's period."""
-    from mopt.vmc.scenarios import scenario_problem
+    from mopt.vmc.paper_scenarios import scenario_problem
     from mopt.vmc.space import count_partitions
 
     lines = ["| VMs | schedules u | searched K | O (s per replication) | t = iOO's overhead (s) | "

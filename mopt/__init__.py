@@ -7,14 +7,15 @@ from __future__ import annotations
 from mopt.compare import compare
 from mopt.core import utility
 from mopt.core.errors import InputError, MoptError, SimulationError
+from mopt.core.function_problem import FunctionProblem
 from mopt.core.interop import pymoo_operators
 from mopt.core.pareto import hypervolume, pareto_mask
-from mopt.core.problem import FunctionProblem, StochasticProblem
+from mopt.core.problem import StochasticProblem
 from mopt.core.result import Result
 from mopt.core.synthetic import NormalProblem
 from mopt.solvers import METHODS, solve
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "METHODS",

@@ -179,9 +179,9 @@ def _budget_fits(problem, method: str, options: dict, budget: int) -> bool:
     """Whether ``method`` can run with ``budget`` on ``problem`` (bad options raise, naming them)."""
     solver = _solver(method, options)
     try:
-        if budget < solver._min_budget(problem):
+        if budget < solver.min_budget(problem):
             return False
-        solver._check(problem, budget)
+        solver.check_budget(problem, budget)
     except InputError as exc:
         if str(exc).startswith("'budget'"):
             return False
@@ -255,10 +255,10 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     exhaustive       8         1     ok        8
     exhaustive      16         0     ok       16
     exhaustive      16         1     ok       16
-    blind_pick       8         0     ok        4
-    blind_pick       8         1     ok        4
-    blind_pick      16         0     ok        4
-    blind_pick      16         1     ok        4
+    blind_pick       8         0     ok        8
+    blind_pick       8         1     ok        8
+    blind_pick      16         0     ok       16
+    blind_pick      16         1     ok       16
     """
     from mopt.core.problem import StochasticProblem
     from mopt.solvers import solve

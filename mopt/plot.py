@@ -21,7 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
-from mopt.core.result import atomic_write
+from mopt.core.outputs import atomic_write
 
 __all__ = ["plot_frontier", "plot_progress", "save_figure", "plain_log_ticks", "plain_number",
            "PlainLogFormatter", "method_label", "label_points"]

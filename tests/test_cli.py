@@ -560,3 +560,79 @@ def test_failures_that_are_not_bad_input_exit_1(tmp_path, capsys, monkeypatch, e
     code = main(["demo", "--out", str(tmp_path / "d"), "--quiet"])
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(lines) == 1 and lines[0].startswith("mopt: error: ")
+
+
+def test_version_and_the_installed_families_in_help(capsys):
+    import mopt
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"mopt {mopt.__version__}"
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    for name in ("expert", "vmc", "cloud", "koala"):
+        assert f"\n  {name} " in text
+
+
+def test_demo_prints_the_F_s_note_once(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
+    assert capsys.readouterr().out.count("F_s is a stand-in") == 1
+
+
+def test_trace_names_go_through_one_resolver(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("MOPT_DATA_DIR", raising=False)
+    assert main(["traces", "list"]) == 2
+    assert "MOPT_DATA_DIR is not set; set it to the folder" in capsys.readouterr().err
+    assert main(["koala", "/dev/zero", "--quiet"]) == 2
+    assert "'/dev/zero' is not a regular file" in capsys.readouterr().err
+    # offline (nothing listens on port 9): one line saying where to put the file
+    monkeypatch.setenv("MOPT_TRACE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("MOPT_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["traces", "fetch", "KTH-SP2"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot download trace KTH-SP2 (no network): put KTH-SP2-1996-2.1-cln.swf.gz in " \
+                              "MOPT_DATA_DIR" in err[0], err
+
+
+def test_archive_names_and_file_names_work_in_every_trace_command(capsys):
+    from conftest import paper_trace
+
+    paper_trace("KTH-SP2")  # skips without the traces
+    assert main(["traces", "describe", "KTH-SP2"]) == 0
+    assert "28476 job records" in capsys.readouterr().out
+    assert main(["traces", "fetch", "kth-sp2"]) == 0  # already there: nothing downloaded
+    assert "already in MOPT_DATA_DIR" in capsys.readouterr().out
+    assert main(["koala", "SDSC-SP2", "--first", "500", "--policy", "FF", "--quiet"]) == 0
+    assert capsys.readouterr().out.startswith("SDSC-SP2: ")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["vmc", "--vms", "16,,32"], "a comma-separated list of cluster sizes has an empty element"),
+    (["vmc", "--vms", "128", "--sample-size", "1000000000"], "'--sample-size' must be an integer in [1, 10000000]"),
+    (["koala", "TRACE", "--chains", "3"], "'--chains' applies to '--env multicluster' only"),
+    (["koala", "TRACE", "--policy", "TAGS-sets", "--limits", "1e308"], "'--limits' must be minutes in (0, 525,600]"),
+])
+def test_option_messages_name_the_option(argv, message, tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    argv = [str(swf) if a == "TRACE" else a for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("env", ["multicluster", "real-world"])
+def test_tags_sets_runs_with_the_default_sets_of_every_environment(env, tmp_path, capsys):
+    swf = tmp_path / "t.swf"
+    swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    assert main(["koala", str(swf), "--env", env, "--policy", "TAGS-sets", "--quiet"]) == 0, capsys.readouterr().err
+
+
+def test_out_of_memory_hints_name_the_commands_own_options(monkeypatch, capsys, tmp_path):
+    import mopt.vmc.commands as vmc_commands
+
+    def no_memory(args):
+        raise MemoryError()
+
+    monkeypatch.setattr(vmc_commands, "run", no_memory)
+    assert main(["vmc", "--out", str(tmp_path / "o")]) == 2
+    assert "ask for fewer or smaller clusters (--vms) or a smaller --sample-size" in capsys.readouterr().err

@@ -49,13 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
     >>> build_parser().parse_args(["decide", "mopt-demo"]).directory
     'mopt-demo'
     """
-    installed = "; ".join(f"{f.name}: {f.description}" for f in families().values())
+    installed = "\n".join(f"  {f.name:<8} {f.description}" for f in families().values())
     parser = Parser(
         prog="mopt",
-        description="Multi-objective search over scheduling strategies estimated by simulation. "
-                    f"Installed problem families ({len(families())}): {installed}.",
-        epilog="Bad input exits with code 2 and one line on stderr (MOPT_DEBUG=1 shows a traceback).",
+        description="Multi-objective search over scheduling strategies estimated by simulation.",
+        epilog=f"problem families installed:\n{installed}\n\nBad input exits with code 2 and one line on "
+               "stderr (MOPT_DEBUG=1 shows a traceback).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    from mopt import __version__
+
+    parser.add_argument("--version", action="version", version=f"mopt {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # -- the core commands, then every installed family's, in the order of `mopt --help`
     frontier_command.add_parser(sub, RUN_OPTIONS)
@@ -99,8 +103,8 @@ def _main(argv: list[str] | None) -> int:
     except MemoryError as exc:
         if os.environ.get("MOPT_DEBUG"):
             raise
-        print(f"mopt: error: out of memory ({_message(exc)}); ask for fewer replications (n_reps, "
-              "--budget) or designs", file=sys.stderr)
+        hint = getattr(args, "memory_hint", "fewer replications (n_reps, --budget) or designs")
+        print(f"mopt: error: out of memory ({_message(exc)}); ask for {hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
         return _stopped(exc, args)

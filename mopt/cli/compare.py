@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from mopt.cli.options import count_option, method_options
@@ -57,8 +55,8 @@ def run(args) -> int:
         resolve_budgets,
         summary,
     )
+    from mopt.core.outputs import atomic_write
     from mopt.core.problem import MAX_REPS
-    from mopt.core.result import atomic_write
     from mopt.plot import plot_progress
     from mopt.scenario import load_scenario
     from mopt.solvers.base import resolve_utility, utility_scores
@@ -70,7 +68,7 @@ def run(args) -> int:
     utility = None if args.utility is None else parse_utility(args.utility)
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
-    out = check_out(Path(args.out) if args.out else Path(f"mopt-{scenario.name}"))
+    out = check_out(f"mopt-{scenario.name}" if args.out is None else args.out, inputs=[scenario.path])
     check_journal(args.journal, out, "compare")
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")

@@ -52,11 +52,18 @@ def run(args) -> int:
     options = {**(scenario.options if method == scenario.method else {}), **method_options(args.option)}
     to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
-    out = Path(args.out) if args.out else Path(f"mopt-{scenario.name}")
+    out = Path(f"mopt-{scenario.name}" if args.out is None else args.out)
     if not to_stdout:
-        check_out(out)
+        out = check_out(args.out if args.out is not None else out, inputs=[scenario.path])
         check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
+    if budget is not None:  # a budget the method cannot run with: refused before anything is printed
+        try:
+            mopt.METHODS[method](**options).check_budget(problem, budget)
+        except InputError as exc:
+            if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
+                raise InputError(f"{scenario.path}: [run] {exc}") from None
+            raise
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
         f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
     for line in scenario.intro(problem):

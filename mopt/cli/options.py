@@ -105,6 +105,17 @@ class Parser(argparse.ArgumentParser):
     """A usage error is one line, ``mopt: error: [COMMAND: ]MESSAGE (see ... --help)``, exit 2
     (argparse's own prints the usage block first)."""
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but an unknown option is reported by the subcommand it was given to
+        (``see 'mopt koala --help'``), not by ``mopt`` itself."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            subcommands = next((a.choices for a in self._actions
+                                if isinstance(a, argparse._SubParsersAction)), {})
+            subcommands.get(command, self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
     def error(self, message: str):
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
         text = " ".join(f"{command + ': ' if command else ''}{message}".split())

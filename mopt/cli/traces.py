@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Run ``mopt traces`` with parsed ``args``; return the exit code."""
-    from mopt.workloads import find_trace, read_swf
+    from mopt.workloads import read_swf, resolve_trace
 
     if args.action == "fetch":
         return fetch(args)
@@ -39,8 +39,11 @@ def run(args) -> int:
         if args.trace is not None:
             raise InputError(f"'traces list' takes no TRACE; got {args.trace!r}.")
         directory = os.environ.get("MOPT_DATA_DIR")
-        if not directory or not Path(directory).is_dir():
-            raise InputError(f"'MOPT_DATA_DIR' must name a directory of SWF traces; got {directory!r}.")
+        if not directory:
+            raise InputError("the environment variable MOPT_DATA_DIR is not set; set it to the folder that "
+                             "holds your SWF traces (mopt traces fetch NAME downloads an archive trace).")
+        if not Path(directory).is_dir():
+            raise InputError(f"MOPT_DATA_DIR={directory!r} is not a directory of SWF traces.")
         names = sorted(p.name for p in Path(directory).iterdir() if ".swf" in p.name)
         print(f"{directory}: {len(names)} trace{'s' if len(names) != 1 else ''}")
         for name in names:
@@ -48,9 +51,7 @@ def run(args) -> int:
         return 0
     if args.trace is None:
         raise InputError("'traces describe' needs a TRACE (a path or a trace name in MOPT_DATA_DIR).")
-    path = Path(args.trace)
-    if not path.exists() and path.parent == Path("."):
-        path = find_trace(args.trace)
+    path = resolve_trace(args.trace, option="TRACE")
     df = read_swf(path)
     header = df.attrs["header"]
     print(f"{path}: {len(df)} job records")
@@ -74,11 +75,19 @@ def fetch(args) -> int:
     """Run ``mopt traces fetch NAME``: download an archive trace into the cache."""
     import sys
 
-    from mopt.workloads import TRACES
+    from mopt.workloads import TRACES, archive_name, resolve_trace
     from mopt.workloads import fetch as fetch_trace
 
     if args.trace is None:
         raise InputError(f"'traces fetch' needs a NAME ({', '.join(TRACES)}).")
+    key = archive_name(args.trace)
+    try:
+        path = resolve_trace(key, fetch_missing=False) if key is not None else None
+    except InputError:  # not in MOPT_DATA_DIR: download it
+        path = None
+    if path is not None:
+        print(f"{key}: already in MOPT_DATA_DIR: {path} ({os.path.getsize(path)} bytes); nothing downloaded")
+        return 0
     path = fetch_trace(args.trace, progress=sys.stderr.isatty())
     print(f"{args.trace}: {path} ({os.path.getsize(path)} bytes, sha256 checked)")
     return 0

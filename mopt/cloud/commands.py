@@ -5,8 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 __all__ = ["add_parsers", "run"]
@@ -46,6 +44,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
     p.add_argument("--beta", type=run_options.non_negative, default=1.0, help="utility exponent β")
     run_options(p, None, out_help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv)", seed=False,
                 parallel=False)
+    p.set_defaults(memory_hint="a smaller trace (--size-limit) or a lower --max-vms")
     p.set_defaults(func=run)
     return p
 
@@ -53,19 +52,20 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
 def run(args) -> int:
     """Run ``mopt simulate``."""
     from mopt.cloud import Policy, simulate
-    from mopt.workloads import load_jobs
     from mopt.core.errors import InputError
-    from mopt.core.result import atomic_write
+    from mopt.core.outputs import atomic_write, check_out_file
+    from mopt.workloads import load_jobs, trace_files
 
     policy = Policy(args.policy)
     if args.max_vms < 1:
         raise InputError(f"'--max-vms' must be an integer >= 1; got {args.max_vms}.")
+    stem = Path(args.trace).name.split(".")[0]
+    out = check_out_file(args.out if args.out is not None else f"mopt-simulate-{stem}-{policy.name}.csv",
+                         inputs=trace_files(args.trace))  # before the run
     jobs = load_jobs(args.trace, args.size_limit)
     result = simulate(jobs, policy, boot_delay=args.boot_delay, max_vms=args.max_vms,
                       runtime=args.runtime, alpha=args.alpha, beta=args.beta,
                       drop_wide=args.drop_wide, progress=not args.quiet)
-    stem = Path(args.trace).name.split(".")[0]
-    out = Path(args.out or f"mopt-simulate-{stem}-{policy.name}.csv")
     atomic_write(out, lambda tmp: result.jobs.to_csv(tmp, index=False))
     s = result.summary
     print(f"{policy.name} on {args.trace} ({s['n_jobs']} jobs, {args.runtime} runtimes, boot "

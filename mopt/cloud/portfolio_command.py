@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 __all__ = ["add_parser", "run"]
 
@@ -52,20 +51,18 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
                    help="cap on leased VMs (default 256; 64 for jsspp)")
     run_options(p, "mopt-portfolio", seed_default=1,
                 seed_help="seed of Algorithm 1's random draw of Poor policies")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, memory_hint="fewer jobs (--max-jobs) or a smaller --budget")
     return p
 
 
 def run(args) -> int:
     """Run ``mopt portfolio`` with parsed ``args``; return the exit code."""
-    from mopt.core.outputs import check_out
-    from mopt.tables import format_table
-    from mopt.workloads import load_jobs
     from mopt.cloud.portfolio_report import plot_versus, portfolio_versus
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
-    from mopt.core.outputs import executor
     from mopt.core.errors import InputError
-    from mopt.core.result import atomic_write
+    from mopt.core.outputs import atomic_write, check_out, executor
+    from mopt.tables import format_table
+    from mopt.workloads import load_jobs, trace_files
 
     text = args.portfolio.strip()
     name = text.lower()
@@ -74,6 +71,10 @@ def run(args) -> int:
                          f"list of policies like {EXAMPLE_MIX}; got {args.portfolio!r}.")
     named = name in PORTFOLIO_NAMES or "-" not in text  # a word without '-' is meant as a name
     if named:
+        if name not in PORTFOLIO_NAMES:
+            raise InputError(f"'--portfolio' must be a portfolio name ({', '.join(PORTFOLIO_NAMES)}) or a "
+                             f"comma-separated list of policies PROVISIONING-JOBSELECTION-VMSELECTION like "
+                             f"{EXAMPLE_MIX}; got {args.portfolio!r}.")
         policies = portfolio(text)
     else:
         names = [n.strip() for n in text.split(",")]
@@ -91,7 +92,7 @@ def run(args) -> int:
     # bad values fail before the trace is read
     TimeConstrainedSelection(len(policies), args.budget, args.ratio)
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
-    out = check_out(Path(args.out))
+    out = check_out(args.out, inputs=trace_files(args.trace))
     jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
     wide = int((jobs["n_procs"] > cloud["max_vms"]).sum())
     if wide:  # the library's remedy (drop_wide=True) has no flag here
@@ -102,7 +103,7 @@ def run(args) -> int:
     if not args.quiet:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(policies) + 1, unit="run", file=sys.stderr,
+        bar = tqdm(total=len(policies) + 1, desc="portfolio and constituents", unit="run", file=sys.stderr,
                    mininterval=1.0, leave=False)
     try:
         with executor(args) as client:

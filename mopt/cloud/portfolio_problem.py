@@ -39,6 +39,9 @@ N_POLICIES = 10
 WORKLOADS = ("trace", "synthetic")
 
 
+#: the most jobs of one replication (ours): a whole LPC-EGEE trace is 214,322 jobs
+MAX_WINDOW = 1_000_000
+
 class PortfolioProblem(StochasticProblem):
     """Mixes of JSSPP's policies × β/α → (mean bounded slowdown, charged VM-hours).
 
@@ -81,7 +84,8 @@ class PortfolioProblem(StochasticProblem):
     def __init__(self, jobs="KTH-SP2", *, workload: str = "trace", window: int = 200,
                  patterns=None, period: int = 1, boot_delay: float = 120.0, max_vms: int = 256,
                  kappa: float = 100.0, n_reps: int = 10, seed: int = 0):
-        from mopt.workloads import PATTERNS, load_trace
+        from mopt.workloads.synthetic import PATTERNS
+        from mopt.workloads.traces import load_trace
 
         if workload not in WORKLOADS:
             raise InputError(f"'workload' must be one of {', '.join(WORKLOADS)}; got {workload!r}.")
@@ -97,7 +101,7 @@ class PortfolioProblem(StochasticProblem):
             raise InputError("'jobs' is empty.")
         self.jobs = jobs.reset_index(drop=True)
         self.workload = workload
-        self.window = check_int("window", window, low=1)
+        self.window = check_int("window", window, low=1, high=MAX_WINDOW)
         if workload == "trace" and self.window > len(self.jobs):
             raise InputError(f"'window' must be at most the trace's {len(self.jobs)} jobs; got {window}.")
         self.patterns = tuple(PATTERNS if patterns is None else patterns)
@@ -163,7 +167,7 @@ class PortfolioProblem(StochasticProblem):
     # -- replications -------------------------------------------------------------------------
     def workload_of(self, rep: int, entropy: int) -> tuple[pd.DataFrame, int]:
         """Replication ``rep``'s workload and Algorithm 1's seed (the same for every design)."""
-        from mopt.workloads import synthetic
+        from mopt.workloads.synthetic import synthetic
 
         rng = replication_rng(entropy, rep)
         if self.workload == "trace":

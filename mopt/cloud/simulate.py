@@ -21,8 +21,8 @@ from mopt.core.errors import InputError, check_number
 
 __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
 
-#: largest time accepted (s, about 31,700 years): far below where float64 loses whole seconds
-MAX_TIME = 1e12
+from mopt.workloads.swf import MAX_TIME  # the one bound of every trace reader (about 31,700 years)
+
 _KEEP = ("job_id", "submit_time", "run_time", "n_procs", "req_time", "user_id")
 
 
@@ -124,7 +124,7 @@ def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actu
     bad = (frame["run_time"] <= 0) | (frame["n_procs"] <= 0) | (frame["submit_time"] < 0)
     if bad.any():
         raise InputError(f"'jobs' has {int(bad.sum())} jobs with run_time <= 0, n_procs <= 0 or a "
-                         f"negative submit_time; clean the trace first (mopt.cloud.clean).")
+                         f"negative submit_time; clean the trace first (mopt.workloads.clean).")
     wide = frame["n_procs"] > max_vms
     dropped = int(wide.sum())
     if dropped and not drop_wide:

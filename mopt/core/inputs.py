@@ -35,7 +35,6 @@ mopt.core.errors.InputError: scenario file '/dev/zero' is not a regular file (a 
 from __future__ import annotations
 
 import difflib
-
 import json
 import os
 import stat

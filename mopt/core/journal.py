@@ -63,6 +63,9 @@ class Journal:
     """
 
     def __init__(self, path, problem, seed: int | None):
+        if isinstance(path, str) and "://" in path:  # a database URL would become folders ("sqlite:/")
+            raise InputError(f"'journal' must be the path of a file, not a URL; got {path!r} "
+                             f"(for 'sqlite:///x.db' give 'x.db').")
         self.path = Path(path)
         self.objectives = tuple(problem.objectives)
         self.fingerprint = problem.fingerprint()

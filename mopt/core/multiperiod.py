@@ -4,7 +4,7 @@ This module knows nothing about any scheduling family.  A :class:`MultiPeriodPro
 stage is (its search problem, a :class:`~mopt.core.problem.StochasticProblem`), how a chosen design
 really runs over a stage (the "truth", the same for every method), and what the search of one
 replication costs in simulated time (``overhead_per_rep``).  The driver in
-:mod:`mopt.solvers.multiperiod` runs it through :func:`mopt.solve`, in one of two scenarios
+:mod:`mopt.solvers.evolutionary_oo` runs it through :func:`mopt.solve`, in one of two scenarios
 (Zhang et al., IEEE TETC 2014):
 
 - **Scenario 1** (simulation before execution): stages on a common grid; each stage's search runs
@@ -155,7 +155,7 @@ class MultiPeriodResult:
 
     def to_csv(self, directory: str | os.PathLike) -> Path:
         """Write ``stages.csv`` and ``result.json`` (last, the manifest) into ``directory``, atomically."""
-        from mopt.core.result import atomic_write
+        from mopt.core.outputs import atomic_write
 
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)

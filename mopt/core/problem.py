@@ -24,7 +24,7 @@ from mopt.core.errors import InputError, check_int
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
-__all__ = ["StochasticProblem", "IndexedProblem", "FunctionProblem", "MAX_REPS", "ENUMERATION_LIMIT",
+__all__ = ["StochasticProblem", "IndexedProblem", "MAX_REPS", "ENUMERATION_LIMIT",
            "REPAIR_TABLE_LIMIT", "check_reps"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
@@ -134,6 +134,7 @@ class StochasticProblem(Problem):
 
         Examples
         --------
+        >>> from mopt.core.function_problem import FunctionProblem
         >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
         >>> prob.unconstrained().evaluate(np.array([[7]])).tolist()  # beyond xu: the nearest, a = 4
         [[4.0]]
@@ -169,6 +170,7 @@ class StochasticProblem(Problem):
 
         Examples
         --------
+        >>> from mopt.core.function_problem import FunctionProblem
         >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
         >>> sorted(prob.sample_designs(np.random.default_rng(1), 3).tolist())
         [0, 1, 2]
@@ -198,6 +200,7 @@ class StochasticProblem(Problem):
 
         Examples
         --------
+        >>> from mopt.core.function_problem import FunctionProblem
         >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
         >>> prob.repair([[1], [7], [-3]]).tolist()
         [1, 2, 0]
@@ -211,6 +214,40 @@ class StochasticProblem(Problem):
         if X.ndim != 2 or X.shape[1] != self.n_var or not np.isfinite(X).all():
             raise InputError(f"'X' must be a list of design vectors of {self.n_var} numbers; got {_show(X)}.")
         return space.repair(self, X)
+
+    def decode_pymoo(self, res) -> pd.DataFrame:
+        """The designs of a pymoo result: each row of ``res.X`` (floats from pymoo's default
+        operators included) mapped to its design as :meth:`repair` does, decoded, with the result's
+        objective values ``res.F`` (means of ``n_reps`` replications) beside them.
+
+        Parameters
+        ----------
+        res : pymoo.core.result.Result or array_like
+            What ``pymoo.optimize.minimize`` returned, or design vectors alone.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``design``, the decoded parameters and, for a result, one column per objective.
+
+        Examples
+        --------
+        >>> from mopt.core.function_problem import FunctionProblem
+        >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
+        >>> prob.decode_pymoo([[0.2], [1.7]]).to_dict("list")
+        {'design': [0, 2], 'a': [1, 4]}
+        """
+        X = getattr(res, "X", res)
+        F = getattr(res, "F", None)
+        if X is None:
+            raise InputError("the pymoo result holds no solution ('X' is None).")
+        X = np.asarray(X, dtype=float).reshape(-1, self.n_var)
+        df = self.designs_frame(self.repair(X))
+        if F is not None:
+            F = np.asarray(F, dtype=float).reshape(len(X), -1)
+            for j, name in enumerate(self.objectives[: F.shape[1]]):
+                df[name] = F[:, j]
+        return df
 
     def designs_frame(self, indices) -> pd.DataFrame:
         """Decoded parameters of the designs ``indices``, one row each (column ``design`` first)."""
@@ -382,5 +419,3 @@ def _objective_names(objectives, parameters: tuple[str, ...]) -> tuple[str, ...]
     return tuple(str(n) for n in names)
 
 
-# FunctionProblem lives in its own module; imported last, as it builds on IndexedProblem above
-from mopt.core.function_problem import FunctionProblem  # noqa: E402

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import glob
 import hashlib
 import io
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,52 +16,12 @@ import pandas as pd
 
 from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
+from mopt.core.outputs import atomic_write
 from mopt.core.pareto import pareto_mask
 
 __all__ = ["Result", "atomic_write", "summarise"]
 
 _META = "result.json"
-
-
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Call ``write(tmp_path)`` and move the file into place, so a crash never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_orphans(path)
-    # the temporary file's name carries the writer's pid: a killed writer's file can be cleaned up
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as f:  # on disk before it replaces the old file
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _remove_orphans(path: Path) -> None:
-    """Delete temporary files of ``path`` left by writers that were killed (their pid is gone)."""
-    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, but belongs to someone else
-        return True
-    return True
 
 
 def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives) -> pd.DataFrame:
@@ -135,7 +92,9 @@ class Result:
         return ev[mask].sort_values(list(self.objectives)).reset_index(drop=True)
 
     def best(self, utility) -> pd.Series:
-        """The evaluated row that ``utility`` scores lowest (ties: lowest design index).
+        """The evaluated row that ``utility`` scores lowest. Ties are broken by the objectives, in
+        order (so that ``minimize("makespan")`` never picks a design that another of the same
+        makespan dominates), then by the lowest design index.
 
         Returns
         -------
@@ -151,6 +110,12 @@ class Result:
         >>> row["design"], row["utility"]
         (1, 4.0)
 
+        Two designs of the same ``f1``: the one with the lower ``f2`` is chosen, not the first.
+
+        >>> tie = mopt.solve(mopt.NormalProblem([[1, 5], [1, 2], [5, 1]], sd=0.0), "exhaustive", seed=1)
+        >>> int(tie.best(mopt.utility.minimize("f1"))["design"])
+        1
+
         Raises
         ------
         ValueError
@@ -163,7 +128,8 @@ class Result:
         finite = np.isfinite(scores.to_numpy())
         if not finite.any():
             raise InputError(f"no evaluated design satisfies utility {utility!r} (every score is inf or NaN).")
-        order = np.lexsort((ev["design"].to_numpy(), np.where(finite, scores.to_numpy(), np.inf)))
+        tie_breaks = [ev[o].to_numpy(dtype=float) for o in reversed(self.objectives)]
+        order = np.lexsort((ev["design"].to_numpy(), *tie_breaks, np.where(finite, scores.to_numpy(), np.inf)))
         k = order[0]
         values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
         values["utility"] = float(scores.iloc[k])

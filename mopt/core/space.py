@@ -88,7 +88,7 @@ def repair(problem, X: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> from mopt.core.problem import FunctionProblem
+    >>> from mopt.core.function_problem import FunctionProblem
     >>> prob = FunctionProblem(lambda p, rng: (p["a"],), [{"a": 1}, {"a": 2}, {"a": 4}], ["time"])
     >>> repair(prob, np.array([[1.0], [7.0]])).tolist()
     [1, 2]

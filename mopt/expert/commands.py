@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from pathlib import Path
 
 import pandas as pd
 
@@ -53,7 +52,7 @@ def run(args) -> int:
     from mopt.plot import plot_frontier, save_figure
 
     seed = 1 if args.seed is None else args.seed
-    out = check_out(Path(args.out))
+    out = check_out(args.out)
     check_journal(args.journal, out, "demo")
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)
@@ -115,5 +114,4 @@ def run(args) -> int:
     written = write_outputs(result, out, lambda path: save_figure(fig, path),
                             {"statics.csv": lambda p: statics.to_csv(p, index=False)})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
-    print(FS_NOTE)
     return 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import pandas as pd
 
@@ -15,6 +14,8 @@ __all__ = ["add_parsers", "run"]
 
 POLICIES = ("FF", "RR", "SJF", "SJF-ideal", "HSDF", "TAGS-chain", "TAGS-sets")
 ENVIRONMENTS = ("multicluster", "multicloud", "real-world")
+#: the largest TAGS limit --limits takes, in minutes (a year; beyond it a limit changes nothing)
+MAX_LIMIT_MINUTES = 525_600
 COLUMNS = ("policy", "offered_load", "slowdown", "slowdown_short", "slowdown_long", "wait", "public_cost",
            "utilisation", "wasted_node_seconds")
 
@@ -32,17 +33,18 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                    help=f"one of {', '.join(POLICIES)} (repeatable; default all but TAGS-chain)")
     p.add_argument("--env", default="multicloud", choices=ENVIRONMENTS,
                    help="multicluster (2N clusters), multicloud (the five sites, default), real-world")
-    p.add_argument("--chains", type=int, default=1, metavar="N", help="chains of the multicluster (default 1)")
+    p.add_argument("--chains", type=int, default=None, metavar="N",
+                   help="chains of the multicluster (--env multicluster only; default 1)")
     p.add_argument("--limits", default="40", metavar="MIN[,MIN...]",
                    help="TAGS limits in minutes before the last, unlimited one (default 40)")
     p.add_argument("--set", action="append", default=None, metavar="SITE[,SITE...]", dest="sets",
                    help="TAGS-sets: a set after the first (the whole system), repeatable "
-                        "(default C3,private,public)")
+                        "(default: the last three sites, C3,private,public of the multicloud)")
     p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], help="TAGS-chain dispatch (default RR)")
     p.add_argument("--first", type=int, default=None, metavar="N", help="only the first N records of the trace")
     run_options(p, None, out_help="also write the table to this CSV file", seed_default=1,
                 seed_help="seed of RND dispatch", parallel=False)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, memory_hint="fewer records (--first N)")
     return p
 
 
@@ -53,20 +55,39 @@ def _limits(text: str) -> list[float]:
         minutes = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise InputError(f"'--limits' must be minutes separated by commas, like 25 or 10,60; got {text!r}.") from None
+    for m in minutes:
+        if not 0 < m <= MAX_LIMIT_MINUTES:
+            raise InputError(f"'--limits' must be minutes in (0, {MAX_LIMIT_MINUTES:,}] (the last set is "
+                             f"unlimited already); got {m:g}.")
     return [m * 60.0 for m in minutes] + [math.inf]
 
 
+def default_second_set(env) -> list[str]:
+    """TAGS-sets' second set when ``--set`` is not given (ours): the last three sites of the
+    environment (``C3, private, public`` of the multicloud), or all but the first when it has fewer
+    than four sites.
+
+    Examples
+    --------
+    >>> from mopt.koala import multicloud, multicluster
+    >>> default_second_set(multicloud()), default_second_set(multicluster(1))
+    (['C3', 'private', 'public'], ['C2'])
+    """
+    names = list(env.names)
+    return names[max(1, len(names) - 3):]
+
+
 def _policy(name: str, args, env):
-    from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
     from mopt.core.errors import InputError
+    from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
 
     simple = {"FF": FF, "RR": RR, "SJF": SJF, "SJF-ideal": SJFIdeal, "HSDF": HSDF}
     if name in simple:
         return simple[name]()
     if name == "TAGS-chain":
-        return TagsChain(_limits(args.limits), n_chains=args.chains, dispatch=args.dispatch)
+        return TagsChain(_limits(args.limits), n_chains=args.chains or 1, dispatch=args.dispatch)
     if name == "TAGS-sets":
-        sets = [s.split(",") for s in (args.sets or ["C3,private,public"])]
+        sets = [s.split(",") for s in args.sets] if args.sets else [default_second_set(env)]
         return TagsSets([env.names, *sets], _limits(args.limits))
     raise InputError(f"'--policy' must be one of {list(POLICIES)}; got {name!r}.")
 
@@ -77,21 +98,26 @@ def run(args) -> int:
 
     from tqdm import tqdm
 
-    from mopt.core.result import atomic_write
+    from mopt.core.errors import InputError
+    from mopt.core.outputs import atomic_write, check_out_file
     from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
+    from mopt.workloads import trace_files
 
-    env = {"multicluster": lambda: multicluster(args.chains), "multicloud": multicloud,
+    if args.chains is not None and args.env != "multicluster":
+        raise InputError(f"'--chains' applies to '--env multicluster' only; got --env {args.env}.")
+    env = {"multicluster": lambda: multicluster(args.chains or 1), "multicloud": multicloud,
            "real-world": real_world}[args.env]()
     names = args.policy or [p for p in POLICIES if p != "TAGS-chain"]
     policies = [_policy(name, args, env) for name in names]  # every input checked before simulating
+    out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
     jobs = koala_trace(args.trace, first=args.first)
     rows = []
-    for policy in tqdm(policies, unit="policy", file=sys.stderr, disable=args.quiet, leave=False):
+    for policy in tqdm(policies, desc="koala policies", unit="policy", file=sys.stderr, disable=args.quiet, leave=False, delay=1.0):
         summary = simulate(jobs, policy, env, seed=args.seed).summary
         rows.append({k: summary[k] for k in COLUMNS})
     table = pd.DataFrame(rows)
     print(f"{args.trace}: {len(jobs):,} jobs of <= 32 processors on {args.env} {list(env.names)}")
     print(table.to_string(index=False, float_format=lambda v: f"{v:,.3g}"))
-    if args.out:
-        atomic_write(Path(args.out), lambda p: table.to_csv(p, index=False))
+    if out is not None:
+        atomic_write(out, lambda p: table.to_csv(p, index=False))
     return 0

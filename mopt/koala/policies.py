@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mopt.koala.environment import Environment
 from mopt.core.errors import InputError, check_number
+from mopt.koala.environment import Environment
 
 __all__ = ["FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets", "Policy", "Queues"]
 

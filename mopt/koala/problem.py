@@ -25,13 +25,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from mopt.koala.environment import multicloud
-from mopt.koala.policies import TagsSets
-from mopt.koala.simulation import job_table, run_table
 from mopt.core.errors import InputError, check_number
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
 from mopt.core.space import REPAIR_TABLE_LIMIT
+from mopt.koala.environment import multicloud
+from mopt.koala.policies import TagsSets
+from mopt.koala.simulation import job_table, run_table
 
 __all__ = ["TagsProblem", "SITES", "DEFAULT_LIMITS", "DEFAULT_PUBLIC_CAPS", "DEFAULT_PRIVATE_MINS"]
 

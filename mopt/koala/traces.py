@@ -23,9 +23,9 @@ import re
 
 import pandas as pd
 
-from mopt.workloads.swf import read_swf
-from mopt.workloads.traces import archive_name, clean, resolve_trace
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.workloads.swf import read_swf
+from mopt.workloads.traces import archive_name, check_not_empty, clean, resolve_trace
 
 __all__ = ["koala_trace", "short_share", "removed_jobs", "PAPER_TRACES", "PAPER_VERSION_REMOVED", "SIZE_LIMIT"]
 
@@ -81,6 +81,7 @@ def koala_trace(name: str | os.PathLike, *, first: int | None = None, req_fallba
         df = df.iloc[:first]
         df.attrs = {**attrs, "n_records": len(df)}
     out = clean(df, size_limit=SIZE_LIMIT, req_fallback=bool(req_fallback))
+    check_not_empty(out, key, SIZE_LIMIT)
     out.attrs["n_records"] = attrs.get("n_records", len(df))
     out.attrs["n_records_used"] = len(df)
     return out

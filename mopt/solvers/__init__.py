@@ -5,9 +5,9 @@ from __future__ import annotations
 from mopt.core.errors import InputError
 from mopt.solvers.base import Solver, run
 from mopt.solvers.blind_pick import BlindPick
+from mopt.solvers.evolutionary_oo import EOO, IOO, EooOcba
 from mopt.solvers.exhaustive import Exhaustive
 from mopt.solvers.mocba import MOCBA
-from mopt.solvers.multiperiod import EOO, EOOOCBA, IOO
 from mopt.solvers.nsga2 import NSGA2
 from mopt.solvers.ocba import OCBA, ocba_allocation
 from mopt.solvers.oo import OO
@@ -16,7 +16,7 @@ __all__ = ["METHODS", "solve", "Solver", "ocba_allocation"]
 
 #: method name -> Solver class
 METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA, NSGA2)}
-METHODS.update({cls.name: cls for cls in (IOO, EOO, EOOOCBA)})  # iOO/eOO: multi-period (mopt.solvers.multiperiod)
+METHODS.update({cls.name: cls for cls in (IOO, EOO, EooOcba)})  # iOO/eOO: multi-period (mopt.solvers.evolutionary_oo)
 
 
 def solve(problem, method: str, *, budget=None, seed=None, executor=None, journal=None, progress=False,
@@ -64,7 +64,7 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, journa
     from mopt.core.problem import StochasticProblem
 
     if isinstance(problem, MultiPeriodProblem):  # stage by stage (MultiPeriodResult); no budget or journal
-        from mopt.solvers.multiperiod import solve_multiperiod
+        from mopt.solvers.evolutionary_oo import solve_multiperiod
 
         if budget is not None or journal is not None:
             raise InputError("a multi-period problem takes no 'budget' or 'journal' (each stage's search has its own).")

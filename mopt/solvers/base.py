@@ -175,9 +175,28 @@ class SearchState:
 class Solver:
     """Base class of the search methods.
 
-    Constructors only store options; :meth:`_check` validates them against a problem and budget
-    when the search starts.  Subclasses implement :meth:`_default_budget`, :meth:`_check` and
-    :meth:`_ask`.
+    Constructors only store options; :meth:`check_budget` validates them against a problem and
+    budget when the search starts.
+
+    The public contract, which :func:`mopt.compare` and users' own drivers rely on:
+
+    - ``name`` and ``defaults`` (option name -> default value);
+    - :meth:`min_budget` (``problem``): the smallest budget the method runs with on ``problem``,
+      its options validated;
+    - :meth:`check_budget` (``problem, budget``): raise :class:`~mopt.InputError` naming the
+      option or ``'budget'`` if the method cannot run;
+    - :func:`run` (``problem, solver, budget=..., seed=...``) runs it.
+
+    A method implements the hooks :meth:`_default_budget`, :meth:`_ask` (what to simulate next)
+    and, if needed, :meth:`min_budget`, :meth:`check_budget` and :meth:`_info`.
+
+    Examples
+    --------
+    >>> from mopt.solvers import METHODS
+    >>> from mopt import NormalProblem
+    >>> solver = METHODS["exhaustive"](n_reps=2)
+    >>> solver.min_budget(NormalProblem([[1.0], [2.0]], sd=1.0))  # one replication of each design
+    2
     """
 
     name = "solver"
@@ -212,19 +231,21 @@ class Solver:
         alpha = check_number("alpha", self.options["alpha"], low=0, high=1, low_open=True)
         return max(1, math.ceil(alpha * problem.n_designs))
 
-    def _min_budget(self, problem) -> int:
+    def min_budget(self, problem) -> int:
         """The smallest budget the method can run with on ``problem`` (its options checked)."""
         return 1
 
-    def _check(self, problem, budget: int) -> None:
+    def check_budget(self, problem, budget: int) -> None:
         """Validate the options for ``problem`` and ``budget`` (raise InputError naming the option).
 
-        The default checks the budget against :meth:`_min_budget`, which validates the options.
+        The default checks the budget against :meth:`min_budget`, which validates the options.
         """
-        low = self._min_budget(problem)
+        low = self.min_budget(problem)
         if budget < low:
+            hint = ("; or search a sample of the designs with the option sample=N" if "sample" in self.defaults
+                    and self.options.get("sample") is None else "")
             raise InputError(f"'budget' must be >= {low} for method {self.name!r} with these options "
-                             f"on this problem; got {budget}.")
+                             f"on this problem; got {budget}{hint}.")
 
     def _ask(self, state: SearchState) -> list[tuple[np.ndarray, int]]:
         """Next replications to run: a list of ``(design indices, replications to add to each)``.
@@ -297,7 +318,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
     budget = check_int("budget", budget, low=1, high=MAX_REPS) if given else solver._default_budget(problem)
     if batch_size is not None:
         batch_size = check_int("batch_size", batch_size, low=1)
-    solver._check(problem, budget)
+    solver.check_budget(problem, budget)
     jr, entropy, own = _open_journal(journal, problem, seed)
     runner = Runner(problem, entropy, executor)
     state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]), budget_given=given)

@@ -36,12 +36,12 @@ class Exhaustive(Solver):
         check_enumerable(self.name, problem.n_designs)
         return problem.n_designs * self._reps(problem)
 
-    def _min_budget(self, problem) -> int:
+    def min_budget(self, problem) -> int:
         check_enumerable(self.name, problem.n_designs)
         self._reps(problem)
         return problem.n_designs
 
-    def _check(self, problem, budget):
+    def check_budget(self, problem, budget):
         check_enumerable(self.name, problem.n_designs)
         self._reps(problem)
         if budget < problem.n_designs:

@@ -216,13 +216,13 @@ class NSGA2(Solver):
             raise InputError(f"'confirm_front' must be True or False; got {v!r}.")
         return bool(v)
 
-    def _min_budget(self, problem) -> int:
+    def min_budget(self, problem) -> int:
         self._full_at()
         self._confirm_front()
         return self._pop_size(problem) * self._reps(problem)[0]
 
     def _default_budget(self, problem) -> int:
-        low = self._min_budget(problem)  # validates the options (and the problem's n_reps)
+        low = self.min_budget(problem)  # validates the options (and the problem's n_reps)
         if problem.n_designs > ENUMERATION_LIMIT:
             raise InputError(f"'budget' must be given for method 'nsga2' on a space of {problem.n_designs:,} "
                              f"designs (its default, 25 % of exhaustive search's, is for spaces of at most "

@@ -264,9 +264,9 @@ class Sequential(Solver):
     #: the budget given to this run (set by ``_check``), None without one
     _budget: int | None = None
 
-    def _check(self, problem, budget: int) -> None:
+    def check_budget(self, problem, budget: int) -> None:
         self._budget = budget  # sizes the sample of a space above the limit
-        super()._check(problem, budget)
+        super().check_budget(problem, budget)
 
     def _k(self, problem) -> int:
         """The number of candidate designs."""
@@ -307,10 +307,10 @@ class Sequential(Solver):
 
     def _default_budget(self, problem):
         self._budget = None  # no budget given: a space above the limit is refused
-        low = self._min_budget(problem)
+        low = self.min_budget(problem)
         return max(self._k(problem) * check_reps("n_reps", problem.n_reps), low)
 
-    def _min_budget(self, problem):
+    def min_budget(self, problem):
         self._delta(problem, None)
         n0 = self.options["n0"]
         return (2 if n0 is None else self._n0(problem)) * self._k(problem)
@@ -340,9 +340,9 @@ class OCBA(Sequential):
         d = self.options["delta"]
         return max(10, self._k(problem) // 10) if d is None else check_reps("delta", d)
 
-    def _min_budget(self, problem):
+    def min_budget(self, problem):
         resolve_utility(problem, self.options["utility"])
-        return super()._min_budget(problem)
+        return super().min_budget(problem)
 
     def _ask(self, state: SearchState):
         problem = state.problem

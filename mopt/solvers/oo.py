@@ -63,8 +63,8 @@ def good_enough_set(truth: np.ndarray, g: int, scores=None) -> np.ndarray:
 class OO(Solver):
     """Horse-race ordinal optimisation.
 
-    Options
-    -------
+    Parameters
+    ----------
     n_rough : int, default 2
         Replications of the rough model.
     n_accurate : int or None
@@ -156,7 +156,7 @@ class OO(Solver):
         s = min(u, (budget - u * n_rough) // extra) if extra else u
         return u, max(1, s)
 
-    def _min_budget(self, problem):
+    def min_budget(self, problem):
         self._u_max(problem)  # validates alpha
         self._truth(problem)
         self._g(problem)

@@ -22,9 +22,9 @@ from mopt.vmc.stages import adaptive_stages, merge, partition
 from mopt.vmc.workload import KINDS, Workload, generate, pooled_thresholds, similarity
 
 #: names whose modules load Numba, imported on first use
-_COMPILED = {"VMPartitionProblem": "mopt.vmc.problem", "VMMultiPeriodProblem": "mopt.vmc.multiperiod",
-             "ioo_overhead": "mopt.vmc.multiperiod", "scenario_problem": "mopt.vmc.scenarios",
-             "compare_methods": "mopt.vmc.scenarios"}
+_COMPILED = {"VMPartitionProblem": "mopt.vmc.problem", "VMMultiPeriodProblem": "mopt.vmc.multiperiod_problem",
+             "ioo_overhead": "mopt.vmc.multiperiod_problem", "scenario_problem": "mopt.vmc.paper_scenarios",
+             "compare_methods": "mopt.vmc.paper_scenarios"}
 
 __all__ = ["KINDS", "Workload", "adaptive_stages", "count_elastic", "count_partitions", "default_table",
            "execute", "generate", "lookup", "merge", "partition", "pooled_thresholds", "rank", "rank_elastic",

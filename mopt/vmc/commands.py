@@ -8,8 +8,8 @@ unless ``--quiet``, so stdout holds only the table.
 
 from __future__ import annotations
 
+import argparse
 import math
-from pathlib import Path
 
 from mopt.core.errors import InputError
 
@@ -17,9 +17,11 @@ __all__ = ["add_parsers", "run"]
 
 def _list(kind):
     def parse(text: str):
-        items = [x.strip() for x in text.split(",") if x.strip()]
-        if not items:
-            raise InputError(f"a comma-separated list of {kind} is required; got {text!r}.")
+        items = [x.strip() for x in text.split(",")]
+        if not any(items):
+            raise argparse.ArgumentTypeError(f"a comma-separated list of {kind} is required; got {text!r}")
+        if not all(items):
+            raise argparse.ArgumentTypeError(f"a comma-separated list of {kind} has an empty element; got {text!r}")
         return items
     return parse
 
@@ -46,7 +48,7 @@ def add_parsers(sub, run_options) -> None:
     p.add_argument("--seeds", type=int, default=3, metavar="K", help="seeds per cell (default 3)")
     p.add_argument("--sample-size", type=int, default=200, metavar="K",
                    help="schedules searched per period in larger spaces (default 200; the paper's scale: 27132)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, memory_hint="fewer or smaller clusters (--vms) or a smaller --sample-size")
 
 
 def _ints(name: str, items) -> list[int]:
@@ -67,18 +69,18 @@ def run(args) -> int:
     from scipy import stats
     from tqdm import tqdm
 
-    from mopt.core.outputs import check_out, executor
     from mopt.core.errors import check_int
-    from mopt.core.result import atomic_write
-    from mopt.solvers.multiperiod import MULTI_PERIOD_METHODS
-    from mopt.vmc.scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
+    from mopt.core.space import ENUMERATION_LIMIT
+    from mopt.core.outputs import atomic_write, check_out, executor
+    from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
+    from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
     from mopt.vmc.workload import KINDS
 
     sizes = _ints("--vms", args.vms)
     for theta in sizes:
         if theta < N_CLASSES:
             raise InputError(f"'--vms' must be >= {N_CLASSES} (one VM per task class at least); got {theta}.")
-    sample_size = check_int("--sample-size", args.sample_size, low=1)
+    sample_size = check_int("--sample-size", args.sample_size, low=1, high=ENUMERATION_LIMIT)
     scenarios = _ints("--scenarios", args.scenarios)
     for s in scenarios:
         if s not in (1, 2):
@@ -91,10 +93,10 @@ def run(args) -> int:
             raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
     n_seeds = check_int("--seeds", args.seeds, low=1)
     first = 1 if args.seed is None else args.seed
-    out = check_out(Path(args.out))  # before anything is simulated
+    out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
     total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
-    bar = None if args.quiet else tqdm(total=total, unit="run", file=sys.stderr, mininterval=1.0, leave=False)
+    bar = None if args.quiet else tqdm(total=total, desc="vmc runs", unit="run", file=sys.stderr, mininterval=1.0, leave=False)
     frames = []
     try:
         with executor(args) as client:

@@ -73,6 +73,11 @@ def _empty(x) -> bool:
         return False
 
 
+#: the most tasks of one class in one batch (ours): beyond it no period clears and the model's sums
+#: lose their precision
+MAX_BATCH = 1e9
+
+
 def check_workload(times, batches, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``times`` (sorted, finite) and ``batches`` (one row per batch, non-negative finite), checked."""
     if _empty(times) and _empty(batches):
@@ -83,6 +88,10 @@ def check_workload(times, batches, n_classes: int | None = None) -> tuple[np.nda
         raise InputError(f"'batches' must have one row per arrival time ({len(t)}); got {len(A)}.")
     if n_classes is not None and A.shape[1] != n_classes:
         raise InputError(f"'batches' must have one column per class ({n_classes}); got {A.shape[1]}.")
+    if A.size and A.max() > MAX_BATCH:
+        row, col = np.unravel_index(int(np.argmax(A)), A.shape)
+        raise InputError(f"'batches' must hold at most {MAX_BATCH:.0e} tasks of a class in one batch; got "
+                         f"{A[row, col]:g} (batch {row + 1}, class {col + 1}).")
     if (np.diff(t) < 0).any():
         k = int(np.flatnonzero(np.diff(t) < 0)[0]) + 1
         raise InputError(f"'times' must be sorted; got {t[k]:g} after {t[k - 1]:g} at position {k}.")

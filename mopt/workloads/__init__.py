@@ -18,7 +18,17 @@ from __future__ import annotations
 
 from mopt.workloads.swf import SWF_COLUMNS, find_trace, read_swf
 from mopt.workloads.synthetic import PATTERNS, synthetic
-from mopt.workloads.traces import TRACES, FetchError, archive_name, clean, fetch, load_jobs, load_trace, resolve_trace
+from mopt.workloads.traces import (
+           TRACES,
+           FetchError,
+           archive_name,
+           clean,
+           fetch,
+           load_jobs,
+           load_trace,
+           resolve_trace,
+           trace_files,
+)
 
 __all__ = ["SWF_COLUMNS", "find_trace", "read_swf", "TRACES", "FetchError", "clean", "fetch", "load_jobs", "load_trace",
-           "archive_name", "resolve_trace", "PATTERNS", "synthetic"]
+           "archive_name", "resolve_trace", "trace_files", "PATTERNS", "synthetic"]

@@ -209,6 +209,7 @@ def read_swf(
         what = "the file is empty" if not raw else "only comment or blank lines"
         raise InputError(f"{name}: no job records ({what}).")
 
+    _check_whole(values, text, name)
     df = _to_frame(values)
     n_records = len(df)
     if clean:
@@ -368,6 +369,44 @@ def _raise_bad_record(data: str, where: str) -> None:
         if not math.isfinite(float(token)):
             raise InputError(f"{field} is out of range: {shown}.")
     raise AssertionError(f"{where}: no fault found in {data!r}")  # unreachable: _RECORD_RE failed
+
+
+#: fields that count things (processors): a fraction there is a malformed record, not a value
+_WHOLE_COLUMNS = ("n_procs", "req_procs")
+#: largest time (s) a trace may hold, about 31,700 years: far below where float64 loses whole
+#: seconds; every simulator reads traces through here (the cloud simulator's bound too)
+MAX_TIME = 1e12
+_TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time")
+
+
+def _check_whole(values: np.ndarray, text: str, name: str) -> None:
+    """Refuse a fractional processor count (SWF fields 5 and 8 are integers) and a time beyond
+    :data:`MAX_TIME`, naming the line."""
+    for column in _TIME_COLUMNS:
+        j = SWF_COLUMNS.index(column)
+        bad = np.flatnonzero(np.abs(values[:, j]) > MAX_TIME)
+        if bad.size:
+            line = _record_line(text, int(bad[0]))
+            raise InputError(f"{name}, line {line}: field {j + 1} ({column!r}) must be at most {MAX_TIME:.0e} s; "
+                             f"got {values[bad[0], j]:g}.")
+    for column in _WHOLE_COLUMNS:
+        j = SWF_COLUMNS.index(column)
+        bad = np.flatnonzero(values[:, j] != np.trunc(values[:, j]))
+        if bad.size:
+            line = _record_line(text, int(bad[0]))
+            raise InputError(f"{name}, line {line}: field {j + 1} ({column!r}) must be a whole number of "
+                             f"processors; got {values[bad[0], j]:g}.")
+
+
+def _record_line(text: str, k: int) -> int:
+    """The line number (from 1) of the ``k``-th record (from 0) of ``text``."""
+    seen = -1
+    for line, content in enumerate(text.split("\n"), start=1):
+        if content.partition(";")[0].strip(" \t"):
+            seen += 1
+            if seen == k:
+                return line
+    return 0
 
 
 def _to_frame(values: np.ndarray) -> pd.DataFrame:

@@ -16,13 +16,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from mopt.workloads.swf import find_trace, read_swf
 from mopt.core.errors import InputError, MoptError, check_int
+from mopt.workloads.swf import find_trace, read_swf
 
-__all__ = ["TRACES", "FetchError", "archive_name", "clean", "fetch", "load_jobs", "load_trace", "resolve_trace"]
+__all__ = ["TRACES", "FetchError", "archive_name", "clean", "fetch", "load_jobs", "load_trace", "resolve_trace",
+           "trace_files", "check_not_empty"]
 
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 #: archive name -> (file, archive folder, sha256 of the file)
@@ -61,8 +61,9 @@ def clean(df: pd.DataFrame, max_procs: int | None = None,
 
     Processors are ``n_procs``, or ``req_procs`` where ``n_procs`` is -1 (the result's
     ``n_procs`` column holds that count); with ``req_fallback=False`` only ``n_procs`` (a job
-    with no allocated processors is dropped: KOALA-C's choice, see ``mopt.koala.traces``). Dropped: run time <= 0, processors <= 0, more
-    processors than ``max_procs`` (default: the header's ``MaxProcs`` in ``df.attrs``), then
+    with no allocated processors is dropped: KOALA-C's choice, see ``mopt.koala.traces``). Dropped: run
+    time <= 0, processors <= 0, a negative submit time (SWF's -1, unknown: ours, the papers' traces
+    have none), more processors than ``max_procs`` (default: the header's ``MaxProcs`` in ``df.attrs``), then
     jobs wider than ``size_limit``.
 
     Returns
@@ -101,6 +102,8 @@ def clean(df: pd.DataFrame, max_procs: int | None = None,
     if req_fallback and "req_procs" in df.columns:
         procs = procs.where(procs != -1, df["req_procs"])
     keep = (df["run_time"] > 0) & (procs > 0)
+    if "submit_time" in df.columns:  # SWF's -1 (unknown) or a negative time: no place in the stream (ours)
+        keep &= df["submit_time"] >= 0
     if max_procs is not None and max_procs > 0:
         keep &= procs <= max_procs
     n_clean = int(keep.sum())
@@ -148,6 +151,8 @@ def fetch(name: str, *, base_url: str | None = None, cache_dir: str | os.PathLik
     >>> fetch("KTH-SP2").name  # doctest: +SKIP
     'KTH-SP2-1996-2.1-cln.swf.gz'
     """
+    import logging
+
     import pooch
 
     key = _trace_name(name)
@@ -155,6 +160,10 @@ def fetch(name: str, *, base_url: str | None = None, cache_dir: str | os.PathLik
     root = (base_url or os.environ.get(_URL_VAR) or ARCHIVE).rstrip("/")
     cache = Path(cache_dir or os.environ.get(_CACHE_VAR) or pooch.os_cache("mopt")) / "traces"
     url = f"{root}/{folder}/{file}"
+    logger = pooch.get_logger()
+    level = logger.level
+    if not progress:
+        logger.setLevel(logging.WARNING)  # pooch's "Downloading data from ..." lines
     try:
         path = pooch.retrieve(url, known_hash=f"sha256:{sha}", fname=file, path=cache,
                               progressbar=progress)
@@ -162,8 +171,12 @@ def fetch(name: str, *, base_url: str | None = None, cache_dir: str | os.PathLik
         raise FetchError(f"{url}: the download failed its sha256 check and was discarded "
                          f"({' '.join(str(exc).split())[:200]})") from None
     except Exception as exc:  # noqa: BLE001 - requests' connection and HTTP errors
-        raise FetchError(f"cannot download trace {key} from {url}: "
-                         f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from None
+        reason = "no network" if "Connection" in type(exc).__name__ or "Resolution" in str(exc) else \
+            f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
+        raise FetchError(f"cannot download trace {key} ({reason}): put {file} in MOPT_DATA_DIR "
+                         f"(it is at {url}).") from None
+    finally:
+        logger.setLevel(level)
     return Path(path)
 
 
@@ -227,6 +240,8 @@ def resolve_trace(name: str | os.PathLike, *, option: str = "trace", fetch_missi
     path = Path(name)
     if path.is_file():
         return path
+    if path.exists():
+        raise InputError(f"'{option}' {os.fspath(name)!r} is not a regular file.")
     if os.environ.get("MOPT_DATA_DIR") and path.parent == Path("."):
         try:
             return find_trace(name)
@@ -251,6 +266,43 @@ def load_jobs(name, size_limit: int, max_jobs: int | None = None, *, option: str
         jobs = load_trace(key, size_limit=size_limit)
     else:
         jobs = clean(read_swf(resolve_trace(name, option=option)), size_limit=size_limit)
+    check_not_empty(jobs, name, size_limit)
     if max_jobs:
         jobs = jobs.head(max_jobs).reset_index(drop=True)
     return jobs
+
+
+def check_not_empty(jobs: pd.DataFrame, name, size_limit: int | None) -> None:
+    """Refuse a trace that cleaning left without jobs, naming the file and why.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"run_time": [10, 20], "n_procs": [100, 80]})
+    >>> check_not_empty(clean(df, size_limit=64), "wide.swf", 64)
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: wide.swf: no job left to simulate: of 2 records, 2 have a run time > 0, a submit time >= 0 and 1..MaxProcs processors, and 2 of those are wider than the size limit of 64 processors.
+    """
+    if len(jobs):
+        return
+    report = jobs.attrs.get("cleaning", {})
+    records, cleaned = report.get("records", 0), report.get("cleaned", 0)
+    why = f"of {records} records, {cleaned} have a run time > 0, a submit time >= 0 and 1..MaxProcs processors"
+    if size_limit is not None and cleaned:
+        why += f", and {cleaned} of those are wider than the size limit of {size_limit} processors"
+    raise InputError(f"{os.fspath(name)}: no job left to simulate: {why}.")
+
+
+def trace_files(name) -> list[Path]:
+    """The file the trace ``name`` reads, if it is on this machine (nothing is fetched): what an
+    output must never replace.
+
+    Examples
+    --------
+    >>> trace_files("no-such-trace")
+    []
+    """
+    try:
+        return [resolve_trace(name, fetch_missing=False)]
+    except (InputError, OSError):
+        return []

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mopt.cli import main
 
-from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
+from workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 ROW = " -1 -1 -1 {req} -1 1 {user} 1 -1 1 -1 -1 -1"
 
@@ -53,7 +53,7 @@ def test_simulate_options_reach_the_simulator(swf, tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--policy", "ODA-FCFS-NoFit"], "unknown VM-selection policy 'NoFit'"),
-    (["--trace", "NOPE"], "'--trace' must be one of KTH-SP2"),
+    (["--trace", "NOPE"], "'--trace' must be an archive name (KTH-SP2"),
     (["--max-vms", "0"], "'--max-vms' must be"),
     (["--size-limit", "0"], "'--size-limit'"),
 ])

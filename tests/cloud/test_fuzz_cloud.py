@@ -20,11 +20,9 @@ from mopt.cloud import (
     PROVISIONING,
     VM_SELECTION,
     Policy,
-    clean,
-    load_trace,
     simulate,
-    synthetic,
 )
+from mopt.workloads import clean, load_trace, synthetic
 from mopt.core.errors import InputError
 
 policies = st.builds(lambda p, j, v: f"{p}-{j}-{v}", st.sampled_from(PROVISIONING),

@@ -49,7 +49,7 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
     (["--portfolio", "ODA-FCFS-FirstFit,ODA-FCFS"], "'policy' must read"),
     (["--ratio", "0"], "'ratio' must be in (0, 1]"),
     (["--alpha", "-1"], "'alpha' must be in [0, inf)"),
-    (["--trace", "NOPE-SP2"], "'--trace' must be one of"),
+    (["--trace", "NOPE-SP2"], "'--trace' must be an archive name"),
     (["--max-vms", "2"], "1 jobs of "),  # job 1 needs 4 VMs
     (["--max-vms", "2"], "need more than '--max-vms' 2 VMs; give '--size-limit' 2 (now 64)"),
 ])

@@ -149,3 +149,11 @@ def test_the_example_scenario_file_runs_with_mopt_frontier(tmp_path, monkeypatch
     assert main(["frontier", str(example), "--out", str(tmp_path / "o"), "--quiet"]) == 0
     assert (tmp_path / "o" / "front.csv").exists()
     assert "Pareto frontier" in capsys.readouterr().out
+
+
+def test_a_window_no_run_can_use_is_refused():
+    from mopt.cloud.portfolio_problem import MAX_WINDOW
+
+    with pytest.raises(InputError, match=r"'window' must be an integer in \[1, 1000000\]; got 100000000"):
+        PortfolioProblem(jobs_table(), workload="synthetic", window=100_000_000)
+    assert MAX_WINDOW == 1_000_000

@@ -127,3 +127,17 @@ def test_moead_runs_an_unconstrained_problem_with_pymoo_defaults(function_proble
     # a FunctionProblem declares no constraint: MOEA/D (which refuses constraints) takes it as is
     res = minimize(function_problem, MOEAD(REF_DIRS, n_neighbors=4), ("n_gen", 3), seed=1)
     assert np.isfinite(res.F).all()
+
+
+def test_a_pymoo_result_from_default_operators_decodes_to_designs():
+    from conftest import noisy_quadratic
+
+    from mopt import FunctionProblem
+
+    prob = FunctionProblem(noisy_quadratic, [{"x": x} for x in range(8)], ["time", "cost"], n_reps=2, seed=3)
+    res = minimize(prob, NSGA2(pop_size=6), ("n_gen", 3), seed=1, verbose=False)  # float X
+    decoded = prob.decode_pymoo(res)
+    assert list(decoded.columns) == ["design", "x", "time", "cost"]
+    assert len(decoded) == len(res.F) and decoded["x"].between(0, 7).all()
+    assert (decoded["design"] == decoded["x"]).all()  # design i is {"x": i}
+    np.testing.assert_array_equal(decoded[["time", "cost"]].to_numpy(), res.F)

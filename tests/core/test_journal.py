@@ -253,3 +253,11 @@ def test_a_journal_under_a_file_is_refused_by_name(tmp_path):
     (tmp_path / "plain").write_text("x")
     with pytest.raises(InputError, match=r"'journal': cannot create .*plain/j.sqlite"):
         mopt.solve(problem(), "exhaustive", seed=1, journal=tmp_path / "plain" / "j.sqlite", n_reps=2)
+
+
+def test_a_database_url_is_refused_not_made_into_folders(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    problem = mopt.NormalProblem([[1.0], [2.0]], sd=1.0)
+    with pytest.raises(mopt.InputError, match="'journal' must be the path of a file, not a URL"):
+        mopt.solve(problem, "exhaustive", journal="sqlite:///x.db", seed=1)
+    assert list(tmp_path.iterdir()) == []

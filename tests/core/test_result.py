@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import mopt
 from mopt import InputError, Result
 from mopt.core import utility
 from mopt.core.result import atomic_write, summarise
@@ -347,3 +348,17 @@ def test_atomic_write_removes_temporary_files_of_killed_writers(tmp_path):
     atomic_write(tmp_path / "front.csv", lambda p: open(p, "w").write("whole"))
     assert (tmp_path / "front.csv").read_text() == "whole"
     assert not orphan.exists() and live.exists()
+
+
+def test_best_breaks_ties_by_the_other_objectives():
+    # designs 0 and 2 tie on makespan (10); design 2 is cheaper, so min(makespan) must not pick
+    # the dominated design 0 (the first); design 1 is faster per cost but slower
+    ev = pd.DataFrame({"design": [0, 1, 2], "makespan": [10.0, 12.0, 10.0], "cost": [3.0, 1.0, 2.0],
+                       "n_reps": 5})
+    result = mopt.Result("exhaustive", 1, 15, ("makespan", "cost"), ev)
+    assert int(result.best(mopt.utility.minimize("makespan"))["design"]) == 2
+    assert int(result.best(mopt.utility.minimize("cost"))["design"]) == 1
+    # a tie on every objective: the lowest design index
+    ev.loc[0, "cost"] = 2.0
+    assert int(mopt.Result("exhaustive", 1, 15, ("makespan", "cost"), ev).best(
+        mopt.utility.minimize("makespan"))["design"]) == 0

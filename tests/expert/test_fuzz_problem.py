@@ -353,7 +353,7 @@ def test_stored_n_reps_and_seed_fail_at_first_use(env, data):
     if which == "n_reps" and data.draw(st.booleans(), label="via solve"):
         # the multi-period family (iOO with the paper's fixed s = 30, eOO) checks its own
         # options or the problem kind first
-        methods = [m for m, cls in mopt.METHODS.items() if cls.__module__ != "mopt.solvers.multiperiod"]
+        methods = [m for m, cls in mopt.METHODS.items() if cls.__module__ != "mopt.solvers.evolutionary_oo"]
         method = data.draw(st.sampled_from(sorted(methods)), label="method")
         raises_naming(lambda: mopt.solve(problem, method, seed=1), "'n_reps'")
     else:

@@ -25,7 +25,7 @@ from mopt.koala import (
     simulate,
 )  # fmt: skip
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from koala_model import model  # noqa: E402
 
 ORDER = {0: "fcfs", 1: "predicted", 2: "runtime", 3: "slowdown"}

@@ -86,7 +86,7 @@ class TestConformance:
         assert_same_result(solve(prob, method, seed=a.seed, **OPTIONS[method]), a)
 
     def test_budget_respected(self, prob, method):
-        low = METHODS[method](**OPTIONS[method])._min_budget(prob)
+        low = METHODS[method](**OPTIONS[method]).min_budget(prob)
         for budget in (1, 4, N_DESIGNS, 13, 25, 61, 1000):
             if budget < low:
                 with pytest.raises(InputError, match=f"'budget' must be >= (n_designs=|n_reps=)?{low}"):

@@ -7,7 +7,7 @@ import pytest
 
 import mopt
 from mopt.core.errors import InputError
-from mopt.vmc.multiperiod import VMMultiPeriodProblem, ioo_overhead
+from mopt.vmc.multiperiod_problem import VMMultiPeriodProblem, ioo_overhead
 from mopt.vmc.problem import VMPartitionProblem
 from mopt.vmc.workload import generate
 
@@ -137,7 +137,7 @@ def test_errors():
 def test_eoo_stage_plan_selection_set_is_what_the_time_left_pays_for():
     from types import SimpleNamespace
 
-    from mopt.solvers.multiperiod import DEFAULTS, _stage_plan
+    from mopt.solvers.evolutionary_oo import DEFAULTS, _stage_plan
 
     prob, o = SimpleNamespace(n_designs=200), dict(DEFAULTS)
     # iOO's budget on 200 designs: 200 x 10 rough + 30 x (1,000 - 10) more = 31,700 replications

@@ -235,3 +235,11 @@ def test_fuzz_vmc_cli_exits_2(workdir, key, data, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("mopt: error:") and err.count("\n") == 1
     count_bad_input("mopt frontier (vmc)")
+
+
+def test_a_batch_no_run_can_use_is_refused_at_load(workdir):
+    # 1e300 tasks overflowed to clear_time_se = inf with numpy's warning; now a bound names file and key
+    sections = {**BASE, "period": {**BASE["period"], "batches": "[[1e300, 10, 10, 5], [0, 30, 0, 0], [5, 5, 5, 5]]"}}
+    with pytest.raises(InputError, match=r"\[period\] 'batches' must hold at most 1e\+09 tasks .* got 1e\+300 "
+                                         r"\(batch 1, class 1\)"):
+        load_scenario(write(workdir, sections))

@@ -15,7 +15,7 @@ from conftest import count_bad_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mopt.cloud
+import mopt.workloads
 import mopt.workloads.swf
 from mopt.workloads import SWF_COLUMNS, find_trace, read_swf
 from mopt.workloads.swf import _decode, _parse_fast, _parse_slow, _read_bytes
@@ -62,8 +62,8 @@ def test_columns_are_the_18_swf_fields():
         "used_memory", "req_procs", "req_time", "req_memory", "status", "user_id", "group_id",
         "executable", "queue", "partition", "preceding_job", "think_time",
     )  # fmt: skip
-    # the SWF reader's public names (mopt.cloud exports the cloud simulator's too)
-    assert {"SWF_COLUMNS", "find_trace", "read_swf"} <= set(mopt.cloud.__all__)
+    # the SWF reader's public names
+    assert {"SWF_COLUMNS", "find_trace", "read_swf"} <= set(mopt.workloads.__all__)
 
 
 def test_small_trace_values_dtypes_and_attrs(tmp_path):
@@ -519,3 +519,29 @@ def test_fuzz_lone_cr_line_ends_read_as_lines(fuzz_path, base):
     assert df.attrs["header"] == header
     if "; MaxProcs: 128" in lines:
         assert df.attrs["header"]["MaxProcs"].split("\n")[0] == "128"  # a repeated key keeps each value
+
+
+def test_a_fractional_processor_count_is_refused_with_its_line(tmp_path):
+    # SWF field 5 (allocated processors) and 8 (requested) are integers: 2.5 processors would be
+    # simulated as 2.5 VMs' worth of work; the 5th line holds the second record
+    path = tmp_path / "frac.swf"
+    path.write_text("; MaxProcs: 64\n1 0 0 60 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n; c\n\n"
+                    "2 10 0 60 2.5 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(InputError, match=r"frac\.swf, line 5: field 5 \('n_procs'\) must be a whole number of "
+                                         r"processors; got 2\.5"):
+        read_swf(path)
+    path.write_text("1 0 0 60 2 -1 -1 3.25 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(InputError, match=r"line 1: field 8 \('req_procs'\) .* got 3\.25"):
+        read_swf(path)
+
+
+def test_a_time_beyond_the_one_bound_is_refused_with_its_line(tmp_path):
+    # every trace reader shares the bound (the cloud simulator's 1e12 s); KOALA-C ran for ever on 1e22
+    from mopt.workloads.swf import MAX_TIME
+
+    path = tmp_path / "huge.swf"
+    path.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n2 5 0 1e22 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(InputError, match=r"huge\.swf, line 2: field 4 \('run_time'\) must be at most 1e\+12 s; "
+                                         r"got 1e\+22"):
+        read_swf(path)
+    assert MAX_TIME == 1e12

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mopt.workloads import clean, fetch, load_trace, read_swf, synthetic
-from mopt.cloud import traces as T
+from mopt.workloads import PATTERNS, clean, fetch, load_trace, read_swf, synthetic
+from mopt.workloads import traces as T
 from mopt.core.errors import InputError
 
 from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
@@ -98,7 +98,7 @@ DONOR = pd.DataFrame({"run_time": np.arange(1, 1201), "req_time": np.arange(1, 1
 
 
 def test_synthetic_patterns_by_hand():
-    gaps = {p: np.diff(synthetic(p, runtimes=DONOR)["submit_time"].to_numpy()) for p in T.PATTERNS}
+    gaps = {p: np.diff(synthetic(p, runtimes=DONOR)["submit_time"].to_numpy()) for p in PATTERNS}
     assert set(gaps["Steady"]) == {300}
     # Increment: 600 s for the first 100 gaps, 530 for the next, ..., clipped at 5 s from 900 on
     assert (gaps["Increment"][0], gaps["Increment"][100], gaps["Increment"][899],
@@ -132,3 +132,20 @@ def test_synthetic_bad_input(kwargs, match):
     args = {"pattern": "Steady", "runtimes": DONOR, **kwargs}
     with pytest.raises(InputError, match=match):
         synthetic(**args)
+
+
+def test_a_trace_cleaning_empties_is_refused_naming_the_file_and_why(tmp_path):
+    from mopt.workloads import load_jobs
+
+    wide = tmp_path / "wide.swf"
+    wide.write_text("; MaxProcs: 128\n" + "".join(
+        f"{k} {10 * k} 0 60 100 -1 -1 100 100 -1 1 1 1 -1 1 -1 -1 -1\n" for k in range(1, 3)))
+    with pytest.raises(InputError, match=r"wide\.swf: no job left to simulate: of 2 records, 2 have a run time "
+                                         r"> 0, .* and 2 of those are wider than the size limit of 64"):
+        load_jobs(str(wide), 64)
+
+
+def test_clean_drops_a_negative_submit_time():
+    # SWF's -1 is "unknown": such a job has no place in the arrival stream (ours; no paper trace has one)
+    df = pd.DataFrame({"submit_time": [-1, 0, 5], "run_time": [10, 10, 10], "n_procs": [1, 1, 1]})
+    assert clean(df)["submit_time"].tolist() == [0, 5]

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from mopt.cloud import traces as T
+from mopt.workloads import traces as T
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -2,7 +2,7 @@
 
 Ours (the paper gives neither): Scenario 1 runs ``periods`` base periods (default 6); Scenario 2
 runs ``periods`` Monte Carlo periods (default 3, the specification's minimum), then drains.  The
-base period is iOO's overhead on the searched space (:func:`~mopt.vmc.multiperiod.ioo_overhead`).
+base period is iOO's overhead on the searched space (:func:`~mopt.vmc.multiperiod_problem.ioo_overhead`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.random import SeedLike, resolve_seed
-from mopt.vmc.multiperiod import OVERHEAD_PER_REP, SAMPLE_SIZE, VMMultiPeriodProblem, ioo_overhead
+from mopt.vmc.multiperiod_problem import (
+    OVERHEAD_PER_REP,
+    SAMPLE_SIZE,
+    VMMultiPeriodProblem,
+    ioo_overhead,
+)
 from mopt.vmc.space import check_space, count_partitions
 from mopt.vmc.workload import KINDS, generate
 

@@ -36,7 +36,7 @@ from mopt.core.random import resolve_seed
 from mopt.solvers.ocba import OCBA
 from mopt.solvers.oo import OO
 
-__all__ = ["MULTI_PERIOD_METHODS", "solve_multiperiod", "IOO", "EOO", "EOOOCBA"]
+__all__ = ["MULTI_PERIOD_METHODS", "solve_multiperiod", "IOO", "EOO", "EooOcba"]
 
 #: per-stage methods of a multi-period run
 MULTI_PERIOD_METHODS = ("exhaustive", "blind_pick", "oo", "ioo", "eoo", "eoo_ocba")
@@ -56,13 +56,13 @@ class IOO(OO):
             self.options = {**self.options, "s": min(s, self._u_max(problem))}
         return super()._s(problem)
 
-    def _min_budget(self, problem):
-        super()._min_budget(problem)  # validates the options
+    def min_budget(self, problem):
+        super().min_budget(problem)  # validates the options
         return 1
 
-    def _check(self, problem, budget):
+    def check_budget(self, problem, budget):
         """A budget below s·N shrinks s, then N, as an eOO stage does (:func:`_stage_plan`)."""
-        super()._check(problem, budget)
+        super().check_budget(problem, budget)
         n_rough, n_acc = self._reps(problem)
         s = self._s(problem) or 1
         if budget < s * n_acc:
@@ -78,7 +78,7 @@ class EOO(IOO):
     name = "eoo"
 
 
-class EOOOCBA(OCBA):
+class EooOcba(OCBA):
     """eOO + OCBA's search of one stage (on a single-period problem: OCBA with n0 = 10; on a
     multi-period problem: see the module's text)."""
 
