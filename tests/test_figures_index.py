@@ -1,5 +1,5 @@
 """figures/README.md indexes figures/: every file there has a row naming the experiments/ script and
-command that write it, and every row's files exist."""
+command that write it, every row's files exist, and every file the docs name is there."""
 
 from __future__ import annotations
 
@@ -36,8 +36,10 @@ def test_every_row_names_an_existing_script():
         assert named and named <= scripts, (files, named - scripts)
 
 
-def test_figures_the_readme_shows_are_indexed():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_files_the_docs_name_are_indexed():
+    """Every figures/ file the README or a docs page names (a link or a path; patterns aside)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages if p.is_file())
+    named = {m for m in re.findall(r"figures/([A-Za-z0-9_.-]+\.(?:png|md|csv))", text)}
     indexed = {name for files, _ in _rows() for name in files}
-    shown = {Path(p).name for p in re.findall(r"\((figures/[^)]+)\)", readme)}
-    assert shown and shown <= indexed, shown - indexed
+    assert named and named <= indexed, sorted(named - indexed)
