@@ -220,6 +220,7 @@ def cli_reference() -> str:
            "| command | what it does |", "|---|---|"]
     commands = list(_subparsers(parser))
     out += [f"| [`mopt {n}`](#mopt-{n}) | {_cell(h)} |" for n, _, h in commands]
+    out += ["", "Options of `mopt` itself:", "", *_options_table(parser)]
     out += ["", " ".join((parser.epilog or "").split()),
             "Exit codes, progress, atomic outputs and input limits: [Command line](../guide/command-line.md).",
             ""]

@@ -188,8 +188,8 @@ class Scenario:
         objectives = list(result.objectives)
         x, y = (objectives[0], objectives[1]) if len(objectives) > 1 else ("design", objectives[0])
         fig = plot_frontier(
-            result.evaluations, result.front, x=x, y=y, xlabel=self.labels.get(x, x),
-            ylabel=self.labels.get(y, y),
+            result.evaluations, result.front, x=x, y=y, family=self.family_object,
+            xlabel="design (index)" if x == "design" else None,
             title=f"{self.name}: Pareto frontier",
             caption=f"{self.path}; method {result.method}, {result.n_evals} replications, seed {result.seed}.",
         )

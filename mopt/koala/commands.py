@@ -105,6 +105,11 @@ def run(args) -> int:
 
     if args.chains is not None and args.env != "multicluster":
         raise InputError(f"'--chains' applies to '--env multicluster' only; got --env {args.env}.")
+    if args.chains is not None:
+        from mopt.core.errors import check_int
+        from mopt.koala.environment import MAX_CHAINS
+
+        check_int("--chains", args.chains, low=1, high=MAX_CHAINS)
     env = {"multicluster": lambda: multicluster(args.chains or 1), "multicloud": multicloud,
            "real-world": real_world}[args.env]()
     names = args.policy or [p for p in POLICIES if p != "TAGS-chain"]

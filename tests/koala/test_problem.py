@@ -192,3 +192,27 @@ def test_three_set_bad_input_and_search():
         b = mopt.solve(small3, method, budget=16, seed=5, **options)
         assert 0 < a.n_evals <= 16 and set(a.evaluations["design"]) <= set(range(4))
         pd.testing.assert_frame_equal(a.evaluations, b.evaluations)
+
+
+def test_absurd_grids_and_environments_are_refused_before_anything_is_built():
+    # limits2=range(300, 3000) and a TOML limits = [1..100000] used to build their design tables
+    # eagerly and die of memory; --chains 10^9 grew past 1.9 GB
+    import time
+
+    import numpy as np
+    import pandas as pd
+
+    from mopt import InputError
+    from mopt.koala import TagsProblem, multicluster
+
+    n = 400
+    jobs = pd.DataFrame({"submit": np.arange(n) * 6000.0, "size": np.full(n, 4), "runtime": np.full(n, 600.0)})
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"grid has 1,749,600,000 points \(48 L1 x 30 set2 x 2700 L2 x 30 set3 "
+                                         r"x 5 public_cap x 3 private_min\), more than the 10,000,000"):
+        TagsProblem(jobs, limits2=range(300, 3000), window_days=(5, 10))
+    with pytest.raises(InputError, match=r"grid has 45,000,000 points"):
+        TagsProblem(jobs, limits=list(range(1, 100_001)), window_days=(5, 10))
+    assert time.perf_counter() - start < 10
+    with pytest.raises(InputError, match=r"'n_chains' must be an integer in \[1, 1024\]; got 1000000000"):
+        multicluster(10**9)
