@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -69,7 +70,7 @@ def check_declaration(family: Family, workdir: Path) -> None:
         assert path.is_file(), f"{family.name}: example {path} is missing"
     keys = family.scenario_keys()
     for section, table in keys.items():
-        assert isinstance(table, dict) and table, f"{family.name}: [{section}] declares no keys"
+        assert isinstance(table, Mapping) and table, f"{family.name}: [{section}] declares no keys"
         for key, decl in table.items():
             assert getattr(decl, "doc", "").strip(), f"{family.name}: [{section}] {key} has no description"
 

@@ -41,7 +41,7 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["--portfolio", "sc15"], "'portfolio' must be one of"),
+    (["--portfolio", "sc15"], "'--portfolio' must be a portfolio name (sc13, jsspp) or a comma-separated list"),
     (["--portfolio", "SC15"], "got 'SC15'"),  # as typed
     (["--portfolio", ""], "'--portfolio' is an empty mix"),
     (["--portfolio", " , "], "'--portfolio' is an empty mix"),
