@@ -4,7 +4,7 @@
   after compilation: target ≤ 0.3 s;
 * the same over LPC-EGEE (214,322 jobs);
 * jobs per second for each of SC13's 60 policies on KTH-SP2;
-* the independent plain-Python model (benchmarks/cloud_model.py) on a KTH-SP2 slice, for scale.
+* the independent plain-Python model (tests/reference/cloud_model.py) on a KTH-SP2 slice, for scale.
 
 Each time is the best of ``--repeat`` runs (default 3). Needs ``MOPT_DATA_DIR``. Run from the
 repository root: ``PYTHONPATH=$PWD python benchmarks/cloud.py [--quick]``.
@@ -13,11 +13,11 @@ repository root: ``PYTHONPATH=$PWD python benchmarks/cloud.py [--quick]``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
-from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo root: mopt, tests.reference
 
 import numpy as np
 
@@ -40,11 +40,9 @@ def best_of(repeat: int, fn) -> float:
 
 
 def _model():
-    path = Path(__file__).with_name("cloud_model.py")
-    spec = importlib.util.spec_from_file_location("cloud_model", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from tests.reference import cloud_model
+
+    return cloud_model
 
 
 def main(argv=None) -> int:

@@ -4,7 +4,7 @@
 
 Prints:
 1. paper resolution: reference scenario (150 tasks, 50 machines), paper grid, 10 reps — target ≤ 0.3 s;
-2. the same replications in a straightforward SimPy model of the same estimator (benchmarks/simpy_expert.py),
+2. the same replications in a straightforward SimPy model of the same estimator (tests/reference/simpy_expert.py),
    timed on a sample of strategies and scaled to the whole grid — target ≥ 50× slower than mopt;
 3. WL3-sized high resolution: 3,276 tasks, 200 machines, N = 0..5 and ∞, T and D at 20 values,
    10 M_r values, 30 reps — target ≤ 15 s.
@@ -18,13 +18,13 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo root: mopt, tests.reference
+
 import numpy as np
 
 import mopt
 from mopt.expert import NTDMrProblem, high_resolution_grid, reference_environment, wl3_environment
 from mopt.expert.strategy import engine_parameters
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def timed_solve(problem, n_reps: int, repeat: int) -> tuple[float, mopt.Result]:
@@ -38,7 +38,7 @@ def timed_solve(problem, n_reps: int, repeat: int) -> tuple[float, mopt.Result]:
 
 
 def simpy_seconds_per_rep(env, problem, n_sample: int = 12, n_keys: int = 2) -> float:
-    import simpy_expert
+    from tests.reference import simpy_expert
 
     rng = np.random.default_rng(0)
     picks = rng.choice(problem.n_designs, size=min(n_sample, problem.n_designs), replace=False)

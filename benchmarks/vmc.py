@@ -7,7 +7,7 @@ Prints:
    alone (``problem.replicate``) and the whole ``mopt.solve(problem, "exhaustive")`` — target ≤ 3 s;
 2. one eOO stage at 128 VMs (5,169,379,425 schedules): a sample U′ of 27,132 schedules, iOO's
    rough pass (n = 10) and the top s = 30 at N = 1,000 — the time of the search;
-3. the plain-Python reference model (benchmarks/vmc_reference.py) on a few schedules, scaled to (1).
+3. the plain-Python reference model (tests/reference/vmc_reference.py) on a few schedules, scaled to (1).
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo root: mopt, tests.reference
+
 import numpy as np
 
 import mopt
 from mopt.vmc.multiperiod_problem import VMMultiPeriodProblem
 from mopt.vmc.problem import VMPartitionProblem
 from mopt.vmc.workload import generate
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import vmc_reference  # noqa: E402
+from tests.reference import vmc_reference
 
 
 def period_problem(theta: int) -> VMPartitionProblem:

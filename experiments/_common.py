@@ -19,8 +19,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import mopt  # noqa: E402
+from mopt.core.family import get_family  # noqa: E402
 from mopt.core.result import atomic_write  # noqa: E402
 from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment  # noqa: E402
+from mopt.plot import plain_log_ticks  # noqa: E402
 
 __all__ = [
     "SEED",
@@ -41,6 +43,8 @@ __all__ = [
     "strategy_label",
     "Timer",
     "plt",
+    "axis_label",
+    "plain_log_ticks",
 ]
 
 #: seed of every search and every static estimate (common random numbers: replication r of every
@@ -62,6 +66,12 @@ def scenario(mr_max: float) -> str:
         f"ExPERT Experiment 11 (150 tasks, #ur=50, t_ur=t_r=2,066 s, γ=0.827, "
         f"c_r/c_ur=34), M_r^max={mr_max:g}; seed={SEED}, {N_REPS} reps"
     )
+
+
+def axis_label(family: str, objective: str) -> str:
+    """The axis label of a family's objective, words and unit (``axis_label("expert", "cost")``
+    is ``"cost [cent/task]"``), as the family declares it."""
+    return get_family(family).label(objective)
 
 
 class Timer:

@@ -9,7 +9,8 @@ of each group, as SC13 Fig. 4 plots them, and how the paper's trends hold). Dete
 randomness is involved. Needs ``MOPT_DATA_DIR``.
 
 Run from the repository root: ``PYTHONPATH=$PWD python experiments/cloud_policies.py``
-(``--traces KTH-SP2`` for one trace).
+(``--traces KTH-SP2`` for one trace). Every run is also written to ``figures/cloud_policies.csv``;
+``--plot-only`` redraws the figure from it without simulating (the table is left as it is).
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 from mopt.cloud import sc13_policies, simulate  # noqa: E402
-from mopt.workloads import load_trace  # noqa: E402
+from mopt.core.family import get_family  # noqa: E402
 from mopt.core.result import atomic_write  # noqa: E402
+from mopt.plot import label_points, plain_log_ticks  # noqa: E402
+from mopt.workloads import load_trace  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parents[1] / "figures"
 TRACES = ("KTH-SP2", "SDSC-SP2", "LPC-EGEE")
@@ -65,30 +69,39 @@ def best_per_group(df: pd.DataFrame) -> pd.DataFrame:
 
 def figure(df: pd.DataFrame, path: Path) -> None:
     traces = list(dict.fromkeys(df["trace"]))
-    fig, axes = plt.subplots(1, len(traces), figsize=(5.2 * len(traces), 4.6), squeeze=False)
+    cloud = get_family("cloud")
+    fig, axes = plt.subplots(1, len(traces), figsize=(5.4 * len(traces), 4.8), squeeze=False)
     best = best_per_group(df)
     for ax, name in zip(axes[0], traces, strict=True):
         part = df[df["trace"] == name]
         for (group, jobsel), sub in part.groupby(["provisioning", "job_selection"]):
-            ax.scatter(sub["vm_hours"] / 1e3, sub["bsd"], c=COLORS[group], marker=MARKERS[jobsel],
+            ax.scatter(sub["vm_hours"], sub["bsd"], c=COLORS[group], marker=MARKERS[jobsel],
                        s=22, alpha=0.55, linewidths=0)
         for row in best[best["trace"] == name].itertuples():
-            ax.scatter(row.vm_hours / 1e3, row.bsd, s=150, facecolors="none",
+            ax.scatter(row.vm_hours, row.bsd, s=150, facecolors="none",
                        edgecolors=COLORS[row.provisioning], linewidths=1.6)
-            ax.annotate(f"{row.provisioning}-*", (row.vm_hours / 1e3, row.bsd), fontsize=8,
-                        xytext=(5, 4), textcoords="offset points")
         ax.set_yscale("log")
-        ax.set_xlabel("charged cost [1000 VM-hours]")
-        ax.set_ylabel("mean bounded slowdown")
+        plain_log_ticks(ax, "y")
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.set_xlabel(cloud.label("vm_hours"))
+        ax.set_ylabel(cloud.label("bsd"))
         ax.set_title(f"{name} ({part['n_jobs'].iloc[0]:,} jobs)")
         ax.grid(alpha=0.3)
     handles = [plt.Line2D([], [], color=c, marker="o", ls="", label=g) for g, c in COLORS.items()]
     handles += [plt.Line2D([], [], color="gray", marker=m, ls="", label=j)
                 for j, m in MARKERS.items()]
-    fig.legend(handles=handles, loc="lower center", ncol=9, frameon=False, fontsize=8)
-    fig.suptitle("SC13's 60 policies (ringed: best utility of each provisioning group, SC13 Fig. 4)",
-                 fontsize=10)
+    handles += [plt.Line2D([], [], color="k", marker="o", mfc="none", ms=10, ls="",
+                           label="best U of its provisioning group (ODx-*)")]
+    fig.legend(handles=handles, loc="lower center", ncol=10, frameon=False, fontsize=8)
+    fig.suptitle("SC13's 60 policies on whole traces: colour = provisioning, marker = job selection; "
+                 "deterministic, actual runtimes (SC13 Fig. 4)", fontsize=10)
     fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    for ax, name in zip(axes[0], traces, strict=True):  # labels last: they are placed on the final layout
+        b = best[best["trace"] == name]
+        label_points(ax, b["vm_hours"].to_numpy(), b["bsd"].to_numpy(),
+                     [f"{g}-*" for g in b["provisioning"]], colors=[COLORS[g] for g in b["provisioning"]],
+                     avoid=df.loc[df["trace"] == name, ["vm_hours", "bsd"]].to_numpy())
     atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     plt.close(fig)
 
@@ -136,11 +149,19 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", nargs="+", default=list(TRACES))
     parser.add_argument("--out", default=str(FIGURES), help="output folder (default figures/)")
+    parser.add_argument("--plot-only", action="store_true",
+                        help="redraw the figure from OUT/cloud_policies.csv (no simulation)")
     args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.plot_only:
+        df = pd.read_csv(out / "cloud_policies.csv")
+        figure(df[df["trace"].isin(args.traces)], out / "cloud_policies.png")
+        print(f"wrote {out / 'cloud_policies.png'} from {out / 'cloud_policies.csv'}")
+        return 0
     t0 = time.perf_counter()
     df = pd.concat([run_trace(name) for name in args.traces], ignore_index=True)
     seconds = time.perf_counter() - t0
-    out = Path(args.out)
+    atomic_write(out / "cloud_policies.csv", lambda tmp: df.to_csv(tmp, index=False))
     figure(df, out / "cloud_policies.png")
     report(df, out / "cloud_policies.md", seconds)
     print(best_per_group(df)[["trace", "policy", "utility", "bsd", "vm_hours"]].to_string())

@@ -29,6 +29,7 @@ from _common import (  # noqa: E402
     N_REPS,
     SEED,
     Timer,
+    axis_label,
     fmt_n,
     markdown_table,
     plt,
@@ -103,7 +104,7 @@ def fig9(fronts: dict) -> None:
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.set_xlim(left=0)
-        ax.set_xlabel("tail-phase makespan [s]")
+        ax.set_xlabel(axis_label("expert", "makespan"))
         ax.grid(True, which="both", alpha=0.3)
         ax.set_title(f"grid {variant}", fontsize=10)
         same = [
@@ -123,7 +124,7 @@ def fig9(fronts: dict) -> None:
                 fontsize=9,
                 bbox={"boxstyle": "round", "fc": "w", "ec": "0.6"},
             )
-    axes[0].set_ylabel("cost [cent/task] (log scale)")
+    axes[0].set_ylabel(axis_label("expert", "cost") + " (log scale)")
     axes[1].scatter(
         [], [], s=130, marker="*", color="w", edgecolors="k", label="topmost efficient point"
     )

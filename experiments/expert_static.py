@@ -30,8 +30,10 @@ from _common import (  # noqa: E402
     SEED,
     STATICS,
     Timer,
+    axis_label,
     dominated,
     markdown_table,
+    plain_log_ticks,
     plt,
     product,
     report,
@@ -169,8 +171,8 @@ def fig8a(res, res_fin, statics: pd.DataFrame, knee: dict) -> None:
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.set_xlabel("tail-phase makespan [s]")
-    ax.set_ylabel("cost [cent/task] (log scale)")
+    ax.set_xlabel(axis_label("expert", "makespan"))
+    ax.set_ylabel(axis_label("expert", "cost") + " (log scale)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="center right", fontsize=8.5, framealpha=0.95)
     ax.set_title(f"Fig. 8a: Pareto frontier vs. static strategies\n{scenario(0.1)}", fontsize=10)
@@ -333,12 +335,13 @@ def fig8b(prod: pd.DataFrame) -> None:
                 rotation=90,
             )
     ax.set_yscale("log")
+    plain_log_ticks(ax, "y")
     ax.set_ylim(prod.to_numpy().min() / 2, prod.to_numpy().max() * 6)
     ax.set_xticks(x, [n.replace("ExPERT ", "ExPERT\n") for n in names], fontsize=9)
-    ax.set_ylabel("tail makespan × cost [s·cent/task] (log scale; smaller is better)")
+    ax.set_ylabel("tail-phase makespan × cost [s·cent/task]\n(log scale; smaller is better)")
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(loc="upper left", fontsize=9)
-    ax.set_title(
+    fig.suptitle(
         "Fig. 8b: makespan × cost, ExPERT recommended (frontier's best by product) vs. static strategies\n"
         + scenario(0.1).replace("M_r^max=0.1; ", "M_r^max ∈ {0.1, 0.3, 0.5}; "),
         fontsize=10,

@@ -9,11 +9,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pandas as pd  # noqa: E402
-from _common import FIGURES, markdown_table, plt, report  # noqa: E402, F401
+from _common import FIGURES, axis_label, markdown_table, plain_log_ticks, plt, report  # noqa: E402, F401
 
+from mopt.core.result import atomic_write  # noqa: E402
 from mopt.koala import TagsChain, koala_trace, multicluster, simulate  # noqa: E402
 from mopt.koala.traces import PAPER_TRACES  # noqa: E402
-from mopt.core.result import atomic_write  # noqa: E402
 
 TRACES = tuple(PAPER_TRACES)
 #: Table III of the paper: TAGS-chain's best limit (min) and the share of short jobs at it (%)

@@ -3,6 +3,7 @@
 Run from the repository root (after ``koala_tables.py``, whose RR sweep it reuses if present)::
 
     python experiments/koala_fig3.py [--seeds 10]
+    python experiments/koala_fig3.py --replot   # redraw the figure from figures/koala_fig3.csv
 
 Mean slowdown against the limit for N = 1..10 chains of two 32-node clusters: RR dispatch (one run
 each, limits 5..240 min by 5) and RND dispatch (``--seeds`` seeds, mean and standard error, limits
@@ -18,16 +19,70 @@ import time
 
 import numpy as np
 import pandas as pd
-from koala_common import FIGURES, LIMITS, markdown_table, plt, report, save_figure, sweep, write_csv
+from koala_common import (
+    FIGURES,
+    LIMITS,
+    markdown_table,
+    plain_log_ticks,
+    plt,
+    report,
+    save_figure,
+    sweep,
+    write_csv,
+)
 
 CHAINS = tuple(range(1, 11))
+
+
+def plot(rr: pd.DataFrame, rnd: pd.DataFrame, chains, seeds: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Draw figures/koala_fig3.png; returns RND's mean and standard error per (N, limit) and the
+    RR rows of the wait panel (N = 4 chains, or the first N)."""
+    rnd_mean = rnd.groupby(["chains", "limit_min"])["slowdown"].agg(["mean", "sem"]).reset_index()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5.2))
+    colors = plt.cm.viridis(np.linspace(0, 0.9, len(chains)))
+    for c, n in zip(colors, chains, strict=True):
+        g = rr[rr["chains"] == n]
+        axes[0].plot(g["limit_min"], g["slowdown"], color=c, label=f"N = {n} chain{'s' if n > 1 else ''} (load {g['load'].iloc[0]:.2f})")
+        h = rnd_mean[rnd_mean["chains"] == n]
+        axes[1].errorbar(h["limit_min"], h["mean"], yerr=h["sem"], color=c, capsize=2)
+    for ax, title in zip(axes[:2], ("RR dispatch", f"RND dispatch ({seeds} seeds, ± standard error)"), strict=True):
+        ax.set_yscale("log")
+        ax.set_xlabel("TAGS-chain limit [min]")
+        ax.set_ylabel("mean slowdown")
+        ax.set_title(f"KTH-SP2, {title}", fontsize=10)
+        ax.axvline(25, color="grey", ls=":", label="the paper's best limit (25 min)" if ax is axes[0] else None)
+        ax.grid(True, which="major", alpha=0.3)
+    four = rr[rr["chains"] == 4] if 4 in chains else rr[rr["chains"] == chains[0]]
+    axes[2].plot(four["limit_min"], four["wait_short"] / 60, label="short jobs")
+    axes[2].plot(four["limit_min"], four["wait_long"] / 60, label="long jobs")
+    axes[2].set_yscale("log")
+    axes[2].set_xlabel("TAGS-chain limit [min]")
+    axes[2].set_ylabel("mean wait [min]")
+    axes[2].set_title(f"KTH-SP2, N = {int(four['chains'].iloc[0])} chains, RR: wait by job class", fontsize=10)
+    axes[2].legend(fontsize=8, loc="lower right")
+    axes[2].grid(True, which="major", alpha=0.3)
+    for ax in axes:
+        plain_log_ticks(ax)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=6, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    save_figure(fig, "koala_fig3")
+    return rnd_mean, four
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--chains", type=int, nargs="*", default=list(CHAINS))
+    parser.add_argument("--replot", action="store_true",
+                        help="redraw the figure from figures/koala_fig3.csv (no simulation; the table is kept)")
     args = parser.parse_args()
+    if args.replot:
+        df = pd.read_csv(FIGURES / "koala_fig3.csv")
+        df = df[df["chains"].isin(args.chains)]
+        rnd = df[df["dispatch"] == "RND"]
+        plot(df[df["dispatch"] == "RR"], rnd, args.chains, rnd["seed"].nunique())
+        return
     begin = time.perf_counter()
     cached = FIGURES / "koala_sweep.csv"
     rr = pd.read_csv(cached) if cached.exists() else None
@@ -37,32 +92,7 @@ def main() -> None:
         rr = sweep("KTH-SP2", args.chains, LIMITS)
     rnd = sweep("KTH-SP2", args.chains, LIMITS[1::2], dispatch="RND", seeds=tuple(range(1, args.seeds + 1)))
     write_csv(pd.concat([rr, rnd], ignore_index=True), "koala_fig3")
-    rnd_mean = rnd.groupby(["chains", "limit_min"])["slowdown"].agg(["mean", "sem"]).reset_index()
-
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    colors = plt.cm.viridis(np.linspace(0, 0.9, len(args.chains)))
-    for c, n in zip(colors, args.chains, strict=True):
-        g = rr[rr["chains"] == n]
-        axes[0].plot(g["limit_min"], g["slowdown"], color=c, label=f"N={n} (load {g['load'].iloc[0]:.2f})")
-        h = rnd_mean[rnd_mean["chains"] == n]
-        axes[1].errorbar(h["limit_min"], h["mean"], yerr=h["sem"], color=c, capsize=2, label=f"N={n}")
-    for ax, title in zip(axes[:2], ("RR dispatch", f"RND dispatch ({args.seeds} seeds, ± s.e.)"), strict=True):
-        ax.set_yscale("log")
-        ax.set_xlabel("TAGS-chain limit (min)")
-        ax.set_ylabel("mean slowdown")
-        ax.set_title(f"KTH-SP2, {title}")
-        ax.axvline(25, color="grey", ls=":", label="paper's best (25 min)")
-    axes[0].legend(fontsize=7)
-    four = rr[rr["chains"] == 4] if 4 in args.chains else rr[rr["chains"] == args.chains[0]]
-    axes[2].plot(four["limit_min"], four["wait_short"] / 60, label="short jobs")
-    axes[2].plot(four["limit_min"], four["wait_long"] / 60, label="long jobs")
-    axes[2].set_yscale("log")
-    axes[2].set_xlabel("TAGS-chain limit (min)")
-    axes[2].set_ylabel("mean wait (min)")
-    axes[2].set_title(f"N = {int(four['chains'].iloc[0])} chains, RR: wait by class")
-    axes[2].legend()
-    fig.tight_layout()
-    save_figure(fig, "koala_fig3")
+    rnd_mean, four = plot(rr, rnd, args.chains, args.seeds)
 
     best_rr = rr.loc[rr.groupby("chains")["slowdown"].idxmin(), ["chains", "load", "limit_min", "slowdown"]]
     best_rnd = rnd_mean.loc[rnd_mean.groupby("chains")["mean"].idxmin()]

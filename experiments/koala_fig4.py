@@ -19,7 +19,16 @@ import math
 
 import numpy as np
 import pandas as pd
-from koala_common import FIGURES, markdown_table, plt, report, save_figure, write_csv
+from koala_common import (
+    FIGURES,
+    axis_label,
+    markdown_table,
+    plain_log_ticks,
+    plt,
+    report,
+    save_figure,
+    write_csv,
+)
 from koala_policies import run
 
 from mopt.koala import TagsSets, multicloud
@@ -64,20 +73,23 @@ def _ratio(g: pd.DataFrame, column: str, low: int = 20, high: int = 60) -> float
 
 
 def plot(df: pd.DataFrame) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.7))
     for name, g in df.groupby("trace", sort=False):
         label = f"{name} (load {g['load'].iloc[0]:.2f})" + ("" if name in PAPER_TRACES else ", not in the paper")
         axes[0].plot(g["limit_min"], g["slowdown"], marker=".", label=label)
         axes[1].plot(g["limit_min"], g["public_cost"], marker=".", label=label)
-    for ax, what in zip(axes, ("mean slowdown", "public-cloud cost ($)"), strict=True):
+    for ax, what in zip(axes, ("mean slowdown", axis_label("koala", "public_cost")), strict=True):
         ax.set_yscale("log")
-        ax.set_xlabel("TAGS-sets limit of short jobs (min)")
+        ax.set_xlabel("TAGS-sets limit of short jobs [min]")
         ax.set_ylabel(what)
-        ax.axvline(40, color="grey", lw=0.8, ls=":")
-    axes[0].legend(fontsize=8)
-    axes[0].set_title("TAGS-sets, five sites: slowdown vs limit", fontsize=10)
-    axes[1].set_title("public-cloud cost vs limit (dotted: the paper's 40 min)", fontsize=10)
-    fig.tight_layout()
+        ax.axvline(40, color="grey", lw=0.8, ls=":", label="the paper's limit (40 min)" if ax is axes[0] else None)
+        ax.grid(True, which="major", alpha=0.3)
+        plain_log_ticks(ax)
+    axes[0].set_title("TAGS-sets, five sites: mean slowdown against the limit", fontsize=10)
+    axes[1].set_title("public-cloud cost against the limit (whole trace)", fontsize=10)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     save_figure(fig, "koala_fig4")
 
 

@@ -3,6 +3,7 @@
 Run from the repository root::
 
     python experiments/koala_frontier.py [--reps 10] [--budget 0.5]
+    python experiments/koala_frontier.py --replot   # redraw the figure from the CSV files
 
 TAGS-sets on the five sites; decisions L1, set 2, public cap, private minimum, and for three sets
 also L2 and set 3; objectives mean slowdown of short jobs (<= L1), of long jobs, and the
@@ -11,7 +12,10 @@ arrivals rescaled to a drawn offered load of 0.8-1.3 of the three clusters (comm
 the same windows for both subspaces). On a 60-design two-set subspace and a 72-design three-set
 subspace, exhaustive search with ``--reps`` replications is the reference; MOCBA and NSGA-II get
 ``--budget`` of its replications, and their fronts are scored at the exhaustive means (hypervolume
-ratio, designs found). Writes ``figures/koala_frontier.png`` / ``.md`` / ``.csv``.
+ratio, designs found). Writes ``figures/koala_frontier.png`` / ``.md`` / ``.csv`` (the exhaustive
+evaluations) and ``figures/koala_frontier_fronts.csv`` (the designs on each method's front, seed 1).
+``--replot`` redraws the figure from those two files without the exhaustive search (if the fronts
+file is missing it re-runs MOCBA and NSGA-II at seed 1 only, about a minute, and writes it).
 """
 
 from __future__ import annotations
@@ -21,11 +25,22 @@ import time
 
 import numpy as np
 import pandas as pd
-from koala_common import markdown_table, plt, report, save_figure, trace, write_csv
+from koala_common import (
+    FIGURES,
+    axis_label,
+    markdown_table,
+    plain_log_ticks,
+    plt,
+    report,
+    save_figure,
+    trace,
+    write_csv,
+)
 
 import mopt
-from mopt.koala import TagsProblem
 from mopt.core.pareto import hypervolume, pareto_mask
+from mopt.koala import TagsProblem
+from mopt.plot import method_label
 
 SUBSPACES = {
     "two sets": {
@@ -93,30 +108,65 @@ def joint_front(evaluations: pd.DataFrame) -> pd.DataFrame:
     return evaluations[pareto_mask(F)]
 
 
-def plot(evaluations: pd.DataFrame, fronts: dict, reps: int) -> None:
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+def plot(evaluations: pd.DataFrame, fronts: dict, reps: int, share: float) -> None:
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9))
     for row, (label, ev) in zip(axes, evaluations.groupby("subspace", sort=False), strict=True):
         means = ev.set_index("design")[OBJ]
         for ax, (x, y) in zip(row, (("slowdown_short", "slowdown_long"), ("slowdown_short", "public_cost")),
                               strict=True):
-            ax.scatter(ev[x], ev[y], s=10, color="lightgrey", label=f"all {len(ev)} designs (exhaustive means)")
+            ax.scatter(ev[x], ev[y], s=10, color="lightgrey", label="every design (exhaustive means)")
             for method, marker in (("exhaustive", "o"), ("mocba", "x"), ("nsga2", "+")):
                 f = means.loc[fronts[label][method]["design"]]
-                ax.scatter(f[x], f[y], marker=marker, s=40, label=f"{method} front")
-            ax.set_xlabel(x)
-            ax.set_ylabel(y)
+                budget = "" if method == "exhaustive" else f", {share:.0%} of the replications"
+                ax.scatter(f[x], f[y], marker=marker, s=40, label=f"{method_label(method)} front{budget}")
+            ax.set_xlabel(axis_label("koala", x))
+            ax.set_ylabel(axis_label("koala", y))
             ax.set_xscale("log")
-            ax.set_title(label, fontsize=9)
+            ax.set_title(f"{label} ({len(ev)} designs)", fontsize=10)
             if y == "public_cost":
                 ax.set_yscale("symlog", linthresh=10)
-                ax.set_ylim(bottom=0)
+                ax.set_ylim(0, ev[y].max() * 1.6)  # room above the dearest design
             else:
                 ax.set_yscale("log")
-        row[0].legend(fontsize=7)
-    fig.suptitle(f"TagsProblem on CTC-SP2: 2-4-week windows at load 0.8-1.3 of the clusters, {reps} reps, "
-                 f"seed {SEED}", fontsize=9)
-    fig.tight_layout()
+            plain_log_ticks(ax)
+            ax.grid(True, which="major", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.suptitle(f"TagsProblem on CTC-SP2: 2-4-week windows at load 0.8-1.3 of the clusters, {reps} replications "
+                 f"per design, seed {SEED}\nfronts scored at the exhaustive means; public-cloud cost per window",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     save_figure(fig, "koala_frontier")
+
+
+def fronts_frame(fronts: dict) -> pd.DataFrame:
+    """The designs on each method's front, one row per (subspace, method, design)."""
+    return pd.DataFrame([{"subspace": label, "method": method, "design": int(d)}
+                         for label, by_method in fronts.items() for method, front in by_method.items()
+                         for d in front["design"]])
+
+
+def replot(reps: int, share: float) -> None:
+    """Redraw the figure from figures/koala_frontier.csv and figures/koala_frontier_fronts.csv; without
+    the fronts file, re-run MOCBA and NSGA-II at seed SEED only (as the full run does) and write it."""
+    ev = pd.read_csv(FIGURES / "koala_frontier.csv")
+    path = FIGURES / "koala_frontier_fronts.csv"
+    if path.exists():
+        rows = pd.read_csv(path)
+        fronts = {label: {m: g for m, g in part.groupby("method", sort=False)}
+                  for label, part in rows.groupby("subspace", sort=False)}
+    else:
+        fronts = {}
+        for label in SUBSPACES:
+            sub = ev[ev["subspace"] == label]
+            problem = TagsProblem(trace("CTC-SP2"), **SUBSPACES[label], n_reps=reps, seed=SEED)
+            budget = int(share * problem.n_designs * reps)
+            fronts[label] = {"exhaustive": sub[pareto_mask(sub[OBJ].to_numpy())]}
+            for method, options in METHODS:
+                fronts[label][method] = mopt.solve(problem, method, budget=budget, seed=SEED, **options).front
+                print(f"{label}: {method} front of {len(fronts[label][method])} designs", flush=True)
+        write_csv(fronts_frame(fronts), "koala_frontier_fronts")
+    plot(ev, fronts, reps, share)
 
 
 def main() -> None:
@@ -124,7 +174,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--budget", type=float, default=0.5, help="share of exhaustive's replications")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of MOCBA and NSGA-II (from SEED)")
+    parser.add_argument("--replot", action="store_true",
+                        help="redraw the figure from the CSV files (no exhaustive search; the table is kept)")
     args = parser.parse_args()
+    if args.replot:
+        replot(args.reps, args.budget)
+        return
     begin = time.perf_counter()
     tables, evaluations, fronts = [], [], {}
     for label in SUBSPACES:
@@ -134,7 +189,8 @@ def main() -> None:
         print(f"{label}: {problem.n_designs} designs done after {time.perf_counter() - begin:.0f} s", flush=True)
     table, ev = pd.concat(tables, ignore_index=True), pd.concat(evaluations, ignore_index=True)
     write_csv(ev, "koala_frontier")
-    plot(ev, fronts, args.reps)
+    write_csv(fronts_frame(fronts), "koala_frontier_fronts")
+    plot(ev, fronts, args.reps, args.budget)
     joint = joint_front(ev)
     parameters = ["L1", "set2", "L2", "set3", "public_cap", "private_min"]
     fmt = {"slowdown_short": ".2f", "slowdown_long": ".2f", "public_cost": ",.0f", "L2": ".0f"}

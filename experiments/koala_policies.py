@@ -25,7 +25,9 @@ from koala_common import (
     FIGURES,
     PAPER_TABLE_III,
     TRACES,
+    axis_label,
     markdown_table,
+    plain_log_ticks,
     plt,
     report,
     save_figure,
@@ -86,20 +88,23 @@ def fig6(traces) -> pd.DataFrame:
 
 def plot5(df: pd.DataFrame) -> None:
     names = list(dict.fromkeys(df["trace"]))
-    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4.6), squeeze=False)
     for ax, name in zip(axes[0], names, strict=True):
         g = df[df["trace"] == name]
         for label in dict.fromkeys(g["policy"]):
             h = g[g["policy"] == label]
             ax.plot(h["chains"] * 64, h["slowdown"], marker="o", label=label)
         ax.set_yscale("log")
-        ax.set_xlabel("system size (nodes; 2 clusters per chain)")
+        plain_log_ticks(ax)
+        ax.set_xlabel("system size [nodes] (2 clusters of 32 per chain)")
         ax.set_ylabel("mean slowdown")
+        ax.grid(True, which="major", alpha=0.3)
         loads = g.groupby("chains")["load"].first()
         ax.set_title(f"{name} (load {loads.iloc[0]:.2f} at 64 nodes, {loads.iloc[-1]:.2f} at {64 * loads.index[-1]})",
                      fontsize=9)
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     save_figure(fig, "koala_fig5")
 
 
@@ -113,15 +118,19 @@ def plot6(df: pd.DataFrame) -> None:
         h = df[df["policy"] == label].set_index("trace").loc[names]
         axes[0].bar(x + k * width, h["slowdown"], width, label=label)
         axes[1].bar(x + k * width, h["public_cost"], width, label=label)
-    for ax, what in zip(axes, ("mean slowdown", "public-cloud cost ($)"), strict=True):
+    for ax, what in zip(axes, ("mean slowdown", axis_label("koala", "public_cost")), strict=True):
         ax.set_xticks(x + 0.4 - width / 2)
         loads = df.groupby("trace")["load"].first().loc[names]
         ax.set_xticklabels([f"{n}\nload {v:.2f}" for n, v in loads.items()])
         ax.set_ylabel(what)
         ax.set_yscale("log")
-    axes[0].legend(fontsize=8)
-    axes[0].set_title("Five sites (3 clusters, private, public cloud)")
-    fig.tight_layout()
+        plain_log_ticks(ax, "y")
+        ax.grid(True, axis="y", which="major", alpha=0.3)
+    axes[0].set_title("Five sites (3 clusters, a private and a public cloud): mean slowdown", fontsize=10)
+    axes[1].set_title("public-cloud cost (whole trace)", fontsize=10)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     save_figure(fig, "koala_fig6")
 
 

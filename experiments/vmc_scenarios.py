@@ -17,6 +17,11 @@ run only those (e.g. ``--name vmc_k27132 --sample-size 27132 --sizes 32 --scenar
 ioo,eoo``, the specification's K; ``--name vmc_k27132 --sample-size 27132 --sizes 16
 --no-keep-base-period --runs figures/vmc_k27132_runs_16.csv``, 16 VMs, both scenarios, the whole
 space searched).  Each run prints its methods' wall times.
+
+``--report-only`` rebuilds the tables and figures from the committed runs without simulating:
+``--report-only`` (the main report), ``--name vmc_k2000 --sample-size 2000 --sizes 32
+--report-only`` and ``--name vmc_k27132 --sample-size 27132 --sizes 16,32 --report-only``.
+Figures are drawn for the main report only (``--figures`` for a side report's).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from mopt.core.result import atomic_write  # noqa: E402
@@ -210,19 +216,29 @@ def table_md(rel: pd.DataFrame, methods, paper, title: str) -> str:
 
 def figure(runs: pd.DataFrame, scenario: int, methods, name: str, title: str) -> None:
     d = runs[runs.scenario == scenario]
-    fig, axes = plt.subplots(1, 4, figsize=(14, 3.4), sharey=False)
+    sizes = sorted(d.theta.unique())
+    means = d.pivot_table(index=["workload", "theta", "seed"], columns="method", values="throughput")
+    label = {}
+    for k, m in enumerate(methods):  # a method equal to a later one in every run is drawn under it
+        same = [o for o in methods[k + 1:] if means[m].equals(means[o])]
+        label[m] = f"{LABEL[m]} (= {LABEL[same[-1]]} in every run, hidden)" if same else LABEL[m]
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.9), sharey=False)
     for ax, kind in zip(axes, KINDS, strict=True):
         for m in methods:
             x = d[(d.workload == kind) & (d.method == m)].groupby("theta")["throughput"]
             mean, se = x.mean(), x.std(ddof=1) / np.sqrt(x.count())
-            ax.errorbar(mean.index, mean.values, yerr=1.96 * se.values, marker="o", capsize=3, label=LABEL[m])
+            ax.errorbar(mean.index, mean.values, yerr=1.96 * se.values, marker="o", capsize=3, label=label[m])
         ax.set_xscale("log", base=2)
-        ax.set_title(kind)
-        ax.set_xlabel("VMs")
-    axes[0].set_ylabel("throughput (tasks / busy s)")
-    axes[0].legend(fontsize=8)
+        ax.set_xticks(sizes, [str(t) for t in sizes])  # the cluster sizes, as plain numbers
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_title(f"workload {kind}")
+        ax.set_xlabel("cluster size [VMs]")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("throughput [tasks per busy second]")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     atomic_write(FIGURES / f"{name}.png", lambda p: fig.savefig(p, format="png", dpi=110))
     plt.close(fig)
 
@@ -328,22 +344,28 @@ def report(paths, args) -> str:
     for name, tab in ((f"{args.name}_table2", t2), (f"{args.name}_table3", t3), (f"{args.name}_table4", t4)):
         atomic_write(FIGURES / f"{name}.csv", lambda p, t=tab: t.to_csv(p, index=False))
     atomic_write(FIGURES / f"{args.name}_scenarios.md", lambda p: Path(p).write_text(text))
+    if not args.figures:
+        return text
+    seeds = f"K = {args.sample_size:,}, mean and 95 % interval over the seeds"
     for scen, fig_title in ((1, "Scenario 1 (like Fig. 9)"), (2, "Scenario 2 (like Fig. 10)")):
         methods = [m for m in SCENARIO_METHODS[scen] if m in set(runs[runs.scenario == scen].method)]
         if methods:
-            figure(runs, scen, methods, f"{args.name}_scenario{scen}", f"{fig_title}: throughput per cluster size")
+            figure(runs, scen, methods, f"{args.name}_scenario{scen}",
+                   f"{fig_title}: throughput per cluster size; {seeds}")
     d = runs[(runs.scenario == 2) & (runs.theta == 32)]
     if len(d):
-        fig, ax = plt.subplots(figsize=(7, 3.4))
+        fig, ax = plt.subplots(figsize=(7.5, 3.9))
         methods = [m for m in ("exhaustive", "blind_pick", "ioo", "eoo", "eoo_ocba") if m in set(d.method)]
         for j, m in enumerate(methods):
             g = d[d.method == m].groupby("workload")["makespan"]
             mean, se = g.mean().reindex(KINDS), (g.std(ddof=1) / np.sqrt(g.count())).reindex(KINDS)
             ax.bar(np.arange(4) + 0.16 * j, mean.values, 0.16, yerr=1.96 * se.values, label=LABEL[m])
-        ax.set_xticks(np.arange(4) + 0.32, KINDS)
-        ax.set_ylabel("makespan (Σ busy s)")
-        ax.set_title("32 VMs, Scenario 2 (like Fig. 11)")
-        ax.legend(fontsize=8)
+        ax.set_xticks(np.arange(4) + 0.16 * (len(methods) - 1) / 2, [f"workload {k}" for k in KINDS])
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.set_ylabel("makespan: total busy time [s]")
+        ax.set_title(f"32 VMs, Scenario 2 (like Fig. 11); K = {args.sample_size:,}, 95 % intervals", fontsize=10)
+        ax.legend(fontsize=8, ncol=len(methods), loc="lower center", bbox_to_anchor=(0.5, -0.28), frameon=False)
+        ax.grid(True, axis="y", alpha=0.3)
         fig.tight_layout()
         atomic_write(FIGURES / f"{args.name}_ocba.png", lambda p: fig.savefig(p, format="png", dpi=110))
         plt.close(fig)
@@ -361,7 +383,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed-step", type=int, default=1, help="run seeds first, first+step, ... (split runs)")
     ap.add_argument("--name", default="vmc", help="prefix of the report's files: figures/NAME_runs*.csv, ...")
     ap.add_argument("--runs", type=Path, default=None, help="runs file (default figures/NAME_runs.csv)")
-    ap.add_argument("--report-only", action="store_true", help="report every figures/vmc_runs*.csv")
+    ap.add_argument("--report-only", action="store_true", help="report every figures/NAME_runs*.csv")
+    ap.add_argument("--figures", action=argparse.BooleanOptionalAction, default=None,
+                    help="draw the report's figures (default: for the main report, --name vmc, only; "
+                         "the side reports' figures are not shown in the docs, so not kept)")
     ap.add_argument("--ablation", action="store_true",
                     help="instead: Scenario 2's eOO with splits only / merges only / neither "
                          "(figures/vmc_ablation_runs.csv)")
@@ -374,6 +399,8 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", type=lambda s: tuple(s.split(",")), default=None,
                     help="run only these methods, all in one pass, e.g. ioo,eoo,eoo_ocba")
     args = ap.parse_args(argv)
+    if args.figures is None:
+        args.figures = args.name == "vmc"
     for what, given, known in (("workload", args.workloads, KINDS), ("method", args.methods or (), LABEL),
                                ("scenario", args.scenarios, (1, 2))):
         if bad := [x for x in given if x not in known]:

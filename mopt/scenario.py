@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from mopt.core import inputs
 from mopt.core.errors import InputError, check_int
+from mopt.core.family import Key, Section
 from mopt.core.inputs import suggest
 from mopt.core.problem import check_reps
 from mopt.core.utility import generic_utilities
@@ -79,8 +80,21 @@ __all__ = [
 
 #: the family of a file without a ``family`` key
 DEFAULT_FAMILY = "expert"
-#: keys of the ``[run]`` section (key -> required)
-RUN_KEYS = {"method": False, "n_reps": False, "seed": False, "budget": False, "options": False}
+#: the ``[run]`` section, the same for every family (:func:`parse_run` checks it against these)
+RUN_KEYS = Section(
+    "How to search: the same section for every family. Optional, and so is each of its keys; the "
+    "command line's `--method`, `--budget`, `--seed` and `--option` override them.",
+    {
+        "method": Key("the search method", type="one of `mopt.METHODS`", default='"exhaustive"'),
+        "n_reps": Key("replications per design", type="integer >= 1", default="10"),
+        "seed": Key("the seed of the run: the same seed gives the same result", type="integer >= 0",
+                    default="1"),
+        "budget": Key("replications to spend at most", type="integer >= 1",
+                      default="the method's own"),
+        "options": Key("options of `method` (names checked against it), e.g. `{ n0 = 5 }`; used only "
+                       "when the run's method is this one", type="table", default="none"),
+    },
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,8 +188,8 @@ class Scenario:
         objectives = list(result.objectives)
         x, y = (objectives[0], objectives[1]) if len(objectives) > 1 else ("design", objectives[0])
         fig = plot_frontier(
-            result.evaluations, result.front, x=x, y=y, xlabel=self.labels.get(x, x),
-            ylabel=self.labels.get(y, y),
+            result.evaluations, result.front, x=x, y=y, family=self.family_object,
+            xlabel="design (index)" if x == "design" else None,
             title=f"{self.name}: Pareto frontier",
             caption=f"{self.path}; method {result.method}, {result.n_evals} replications, seed {result.seed}.",
         )
@@ -295,7 +309,9 @@ def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, c
     table : dict
         The section as parsed.
     allowed : dict
-        Allowed key -> whether it is required.
+        Allowed key -> whether it is required: a bool, or a declaration with a ``required``
+        attribute (:class:`~mopt.core.family.Key`, :class:`~mopt.core.family.Section`), so that a
+        family passes its ``KEYS`` sections as they are.
     context : str
         Appended to the section in messages (e.g. ``" of kind 'instances'"``).
 
@@ -319,7 +335,8 @@ def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, c
         listing = "sections" if section is None else "keys"
         tail = hint or f"; allowed {listing}: {', '.join(allowed)}."
         raise InputError(f"{path}: {what}{tail}")
-    for key, required in allowed.items():
+    for key, declared in allowed.items():
+        required = declared if isinstance(declared, bool) else bool(getattr(declared, "required", False))
         if required and key not in table:
             if section is None:
                 raise InputError(f"{path}: missing section [{key}].")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -69,7 +70,7 @@ def check_declaration(family: Family, workdir: Path) -> None:
         assert path.is_file(), f"{family.name}: example {path} is missing"
     keys = family.scenario_keys()
     for section, table in keys.items():
-        assert isinstance(table, dict) and table, f"{family.name}: [{section}] declares no keys"
+        assert isinstance(table, Mapping) and table, f"{family.name}: [{section}] declares no keys"
         for key, decl in table.items():
             assert getattr(decl, "doc", "").strip(), f"{family.name}: [{section}] {key} has no description"
 
@@ -136,16 +137,21 @@ def check_frontier_and_decide(family: Family, workdir: Path) -> None:
 
 
 def check_commands(family: Family, workdir: Path) -> None:
-    """The family's subcommands register on a parser of their own and each has ``--help``."""
-    import argparse
-
+    """The family's subcommands register on a parser of their own, none takes a core command's
+    name, and each has a help text and the shared ``--out`` and ``--quiet``."""
+    from mopt.cli import build_parser
     from mopt.cli.options import RUN_OPTIONS, Parser
 
     parser = Parser(prog="mopt")
     sub = parser.add_subparsers(dest="command")
     family.add_parsers(sub, RUN_OPTIONS)
+    core = {"frontier", "decide", "compare", "traces"}
+    assert not core & set(sub.choices), f"{family.name}: a command takes a core command's name"
+    assert set(sub.choices) <= set(next(a for a in build_parser()._actions if a.dest == "command").choices)
     for name, command in sub.choices.items():
-        assert isinstance(command, argparse.ArgumentParser) and command.description or command.format_help(), name
+        text = command.format_help()
+        assert (command.description or "").strip(), f"{family.name}: 'mopt {name}' has no description"
+        assert "--out" in text and "--quiet" in text, f"{family.name}: 'mopt {name}' lacks the run options"
 
 
 #: name -> check, in the order :func:`check_family` runs them

@@ -1,77 +1,23 @@
-"""Shared helpers and module-level simulators (module level so that worker processes can unpickle them)."""
+"""Hooks and fixtures for the whole suite. The helpers that test modules import are in
+:mod:`tests.helpers`; the reference models the tests compare against are in :mod:`tests.reference`."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import os
 
-import pandas as pd
 import pytest
 
+from tests.helpers import BAD_INPUTS, DATA_VAR
 
-# -- simulators for FunctionProblem (must pickle: module-level functions) --------------------------
-def noisy_quadratic(params, rng):
-    """Two conflicting objectives of one design parameter ``x``, plus noise from ``rng``."""
-    x = params["x"]
-    return (x + rng.normal(0.0, 0.1), (3 - x) ** 2 + rng.uniform(0.0, 0.1))
-
-
-def pure_noise(params, rng):
-    """The replication's random draw itself: shows which stream a design got."""
-    return (rng.normal(), rng.normal())
+#: where the tests "download" archive traces from: a local port that nothing listens on. A trace
+#: that ``MOPT_DATA_DIR`` lacks is never fetched from the internet by a test (nor by a command a
+#: test runs as a subprocess, which inherits the variable); in-process, such a test is skipped.
+NO_DOWNLOADS = "http://127.0.0.1:9/mopt-tests-download-no-traces"
 
 
-# -- a near-deterministic ExPERT environment --------------------------------------------------------
-#: every successful turnaround is 1000 s + at most 1e-6 s
-DETERMINISTIC_FS_LOC = 1000.0
-DETERMINISTIC_FS_SCALE = 1e-6
-
-
-def deterministic_environment(**overrides):
-    """12 tasks, 5 unreliable machines, γ = 1, every turnaround ≈ 1000 s, t_r = 1500 s.
-
-    Throughput phase by hand (D0 = 4·t_ur = 4000 s, nothing ever fails):
-    t=0: tasks 0-4 start; t≈1000: they return, tasks 5-9 start (7 tasks remain);
-    t≈2000: the 1st result of the 2nd wave starts task 10, the 2nd starts task 11, the 3rd leaves
-    4 < #ur = 5 remaining tasks  ->  T_tail ≈ 2000 s with 4 tail tasks: two of tasks 5-9 (finishing
-    within 1e-6 s after T_tail) and tasks 10, 11 (sent at ≈2000 s, finishing at ≈3000 s).
-    """
-    from scipy import stats
-
-    from mopt.expert import Environment, TurnaroundModel
-
-    fs = stats.uniform(loc=DETERMINISTIC_FS_LOC, scale=DETERMINISTIC_FS_SCALE)
-    params = dict(
-        n_tasks=12,
-        n_unreliable=5,
-        t_ur=1000.0,
-        t_r=1500.0,
-        c_ur=0.01,
-        c_r=0.1,
-        turnaround=TurnaroundModel.parametric(fs, 1.0),
-        mr_max=1.0,
-    )
-    params.update(overrides)
-    return Environment(**params)
-
-
-def assert_same_result(a, b):
-    """Two Results hold exactly the same evaluations and bookkeeping."""
-    assert a.method == b.method
-    assert a.seed == b.seed
-    assert a.n_evals == b.n_evals
-    assert a.objectives == b.objectives
-    pd.testing.assert_frame_equal(a.evaluations, b.evaluations, check_exact=True)
-
-
-# -- counting generated bad inputs (the fuzz tests report how many they tried) ----------------------
-#: entry point -> number of generated bad inputs checked in this session
-BAD_INPUTS: dict[str, int] = {}
-
-
-def count_bad_input(entry_point: str) -> None:
-    """Record that one generated bad input of ``entry_point`` was checked (reported after the run)."""
-    BAD_INPUTS[entry_point] = BAD_INPUTS.get(entry_point, 0) + 1
+def pytest_configure(config):
+    os.environ.setdefault("MOPT_TRACE_URL", NO_DOWNLOADS)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -82,79 +28,37 @@ def pytest_terminal_summary(terminalreporter):
         )
 
 
-def fuzz(n: int):
-    """hypothesis settings of the fuzz tests: ``n`` examples, no deadline, fixtures allowed."""
-    from hypothesis import HealthCheck, settings
+@pytest.fixture(autouse=True, scope="session")
+def _no_trace_downloads():
+    """A test that needs an archive trace that neither ``MOPT_DATA_DIR`` nor the download cache
+    holds is skipped, naming the variable: its download goes to :data:`NO_DOWNLOADS`, not to the
+    internet, and fails at once. Fetching from a test's own server (an explicit ``base_url`` or
+    ``MOPT_TRACE_URL``) is untouched."""
+    import mopt.workloads
+    from mopt.workloads import traces
 
-    return settings(max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    real = traces.fetch
 
+    @functools.wraps(real)
+    def fetch(name, *, base_url=None, **kwargs):
+        try:
+            return real(name, base_url=base_url, **kwargs)
+        except traces.FetchError:
+            if (base_url or os.environ.get("MOPT_TRACE_URL")) != NO_DOWNLOADS:
+                raise
+            folder = os.environ.get(DATA_VAR)
+            pytest.skip(f"trace {name!r} is not in {DATA_VAR} ({repr(folder) if folder else 'not set'}); "
+                        "tests download no trace")
 
-@contextlib.contextmanager
-def no_simulation():
-    """Bad input must be rejected before anything is simulated: replicate() fails the test."""
-    from unittest import mock
-
-    from mopt.core.problem import StochasticProblem
-
-    with mock.patch.object(StochasticProblem, "replicate",
-                           side_effect=AssertionError("bad input reached the simulator")):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(traces, "fetch", fetch)
+        mp.setattr(mopt.workloads, "fetch", fetch)
         yield
-
-
-# -- KOALA-C: the paper's traces, read once per session ---------------------------------------------
-@functools.cache
-def _koala_trace(name: str):
-    from mopt.koala import koala_trace
-
-    return koala_trace(name)
-
-
-def paper_trace(name: str):
-    """``mopt.koala.koala_trace(name)``, cached (do not modify it); skips the test when
-    ``MOPT_DATA_DIR`` is not set or does not hold the trace."""
-    import os
-
-    import pytest
-
-    from mopt.core.errors import InputError
-
-    if not os.environ.get("MOPT_DATA_DIR"):
-        pytest.skip("MOPT_DATA_DIR is not set")
-    try:
-        return _koala_trace(name)
-    except InputError as err:
-        pytest.skip(str(err))
-
-
-def install_family(site, monkeypatch, module_name: str, module, entry_name: str | None = None,
-                   value: str | None = None):
-    """Install a family the way a distribution outside mopt would: a ``*.dist-info`` folder in the
-    directory ``site`` (put on ``sys.path``) whose ``entry_points.txt`` registers
-    ``module_name:FAMILY`` (or ``value``) under ``mopt.families``; ``module`` (a module object, or
-    None when ``site`` holds the module's file) is what importing ``module_name`` gives. The
-    registry's cache is cleared now (a fixture using it clears it again when the test ends)."""
-    import sys
-    from pathlib import Path
-
-    from mopt.core.family import families
-
-    entry_name = entry_name or module_name
-    dist = Path(site) / f"{module_name}-0.1.dist-info"
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module_name}\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(
-        f"[mopt.families]\n{entry_name} = {value or module_name + ':FAMILY'}\n")
-    monkeypatch.syspath_prepend(str(site))
-    if module is not None:
-        monkeypatch.setitem(sys.modules, module_name, module)
-    families.cache_clear()
-    return families
 
 
 @pytest.fixture(autouse=True)
 def _fresh_family_registry():
-    """A family a test installed (:func:`install_family`) does not outlive the test."""
+    """A family a test installed (:func:`tests.helpers.install_family`) does not outlive the test."""
     yield
     from mopt.core.family import families
 

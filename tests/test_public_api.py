@@ -58,6 +58,7 @@ def _modules():
         names.append(pkg.__name__)
         names += [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
     deprecated = {"mopt.cloud.koala", "mopt.cloud.swf", "mopt.cloud.traces"}  # warn on import
+    deprecated |= {"mopt.cli.__main__"}  # runs the command when imported
     return [n for n in names if not n.endswith("._engine") and n not in deprecated]
 
 

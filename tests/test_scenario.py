@@ -1,266 +1,264 @@
-"""Scenario files: the examples load to the library's own scenarios; bad files name file and key."""
+"""The family plug-in mechanism of scenario files and the CLI, tested with a tiny fake family
+installed as an outside distribution would be (an entry point under ``mopt.families``).
+
+The fake family ``toy`` reads one section ``[designs]`` (a table of objective means, zero noise)
+into a :class:`~mopt.NormalProblem`, so every number below is known by hand.
+"""
 
 from __future__ import annotations
 
-import math
+import json
+import types
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from mopt import InputError
-from mopt.expert import (
-    NTDMrProblem,
-    TurnaroundModel,
-    high_resolution_grid,
-    reference_environment,
-    wl3_environment,
-)
-from mopt.scenario import Scenario, load_scenario
+from mopt import InputError, NormalProblem
+from mopt.cli import main
+from mopt.core.family import Family, Objective, families
+from mopt.core.utility import minimize
+from mopt.scenario import Scenario, check_keys, load_scenario, parse_run, where
+from tests.helpers import install_family
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-REFERENCE = EXAMPLES / "reference.toml"
-ENV_FIELDS = ("n_tasks", "n_unreliable", "t_ur", "t_r", "c_ur", "c_r", "mr_max", "charging_period_r")
+
+# -- the fake family -----------------------------------------------------------------------------
+# means (time, energy) of four designs, no noise: design 3 (5, 5) is dominated by design 1 (2, 3);
+# designs 0, 1, 2 are the Pareto frontier
+MEANS = [[1.0, 5.0], [2.0, 3.0], [4.0, 1.0], [5.0, 5.0]]
+TOY = """family = "toy"
+
+[designs]
+means = [[1.0, 5.0], [2.0, 3.0], [4.0, 1.0], [5.0, 5.0]]
+"""
 
 
-def scenario_file(tmp_path: Path, *replacements: tuple[str, str], text: str | None = None) -> Path:
-    """examples/reference.toml with lines replaced (``old`` must occur), written into tmp_path."""
-    text = REFERENCE.read_text() if text is None else text
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / "scenario.toml"
-    path.write_text(text)
-    return path
+@dataclass(frozen=True, kw_only=True)
+class ToyScenario(Scenario):
+    means: list = field(default_factory=list)
+    legend: ClassVar[str] = "time [h], energy [J]"
+
+    def problem(self, n_reps=None, seed=None):
+        return NormalProblem(self.means, sd=0.0, objectives=("time", "energy"),
+                             n_reps=self.n_reps if n_reps is None else n_reps,
+                             seed=self.seed if seed is None else seed)
+
+    def intro(self, problem):
+        return [f"toy intro: {problem.n_designs} toys"]
+
+    def result_info(self, problem):
+        return {"toy_info": 42}
+
+    def report(self, result):
+        return f"toy report: {len(result.front)} on the front"
 
 
-def assert_same_environment(a, b):
-    for name in ENV_FIELDS:
-        assert getattr(a, name) == getattr(b, name), name
-        assert type(getattr(a, name)) is type(getattr(b, name)), name
-    np.testing.assert_array_equal(a.turnaround.fs_table, b.turnaround.fs_table)
-    np.testing.assert_array_equal(a.turnaround.gamma_values, b.turnaround.gamma_values)
+def _parse(path: Path, doc: dict) -> ToyScenario:
+    check_keys(path, None, doc, {"designs": True, "run": False})
+    check_keys(path, "designs", doc["designs"], {"means": True})
+    sc = ToyScenario(family="toy", path=path, means=doc["designs"]["means"], **parse_run(path, doc.get("run", {})))
+    with where(path, "designs"):
+        sc.problem()
+    return sc
 
 
-def test_reference_example_is_the_library_reference_scenario():
-    sc = load_scenario(REFERENCE)
-    assert isinstance(sc, Scenario)
-    assert_same_environment(sc.env, reference_environment(0.1))
-    assert sc.env.c_r == 34 / 3600 and sc.env.c_ur == 1 / 3600  # fraction strings, exactly
-    assert (sc.method, sc.n_reps, sc.seed, sc.budget) == ("exhaustive", 10, 1, None)
-    assert sc.problem_kwargs == {}  # the paper grid is the problem's default
-    assert sc.path == REFERENCE and sc.name == "reference"
-    prob, lib = sc.problem(), NTDMrProblem(reference_environment(0.1), n_reps=10, seed=1)
-    assert prob.n_designs == lib.n_designs == 289
-    for key in ("N", "T", "D", "Mr"):
-        np.testing.assert_array_equal(prob.grid[key], lib.grid[key])
-    designs = [0, 137, 288]
-    np.testing.assert_array_equal(prob.replicate(designs, [0, 1], 7), lib.replicate(designs, [0, 1], 7))
+def _family_module(module_name: str, **family) -> types.ModuleType:
+    module = types.ModuleType(module_name)
+    module.FAMILY = Family(**family)
+    return module
 
 
-def test_problem_overrides_n_reps_and_seed():
-    prob = load_scenario(REFERENCE).problem(n_reps=3, seed=5)
-    assert (prob.n_reps, prob.seed) == (3, 5)
+TOY_FAMILY = dict(name="toy", description="toys with known means", scenario=_parse,
+                  utilities=lambda objectives: {"fastest": minimize("time")},
+                  objectives={"time": Objective("time", "h"), "energy": Objective("energy", "J")},
+                  noun=("toys", "toy"))
 
 
-def test_wl3_example_is_wl3_on_the_high_resolution_grid():
-    sc = load_scenario(EXAMPLES / "wl3.toml")
-    env = wl3_environment()
-    assert_same_environment(sc.env, env)
-    grid = high_resolution_grid(env)
-    assert set(sc.problem_kwargs) == {"N", "T", "D", "Mr"}
-    for key in grid:
-        np.testing.assert_allclose(sc.problem_kwargs[key], grid[key])
-    assert len(sc.problem_kwargs["Mr"]) == 10 and sc.problem_kwargs["N"][-1] == math.inf
-    assert (sc.n_reps, sc.seed) == (30, 1)
+@pytest.fixture
+def toy(monkeypatch, tmp_path):
+    """Install the family ``toy`` (module ``_mopt_toy_family``) and return a writer of toy files."""
+    install_family(tmp_path / "site", monkeypatch, "_mopt_toy_family", _family_module("_mopt_toy_family", **TOY_FAMILY),
+                   entry_name="toy")
+
+    def write(text: str = TOY, name: str = "toy.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    yield write
+    families.cache_clear()
 
 
-def test_grid_lists_override_and_inf_spellings(tmp_path):
-    path = scenario_file(tmp_path, ('preset = "paper"', 'N = [0, 3, "inf", inf]\nT = [0, 1033]\nMr = 0.1'))
+def one_line_error(capsys, code, *fragments):
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mopt: error: "), err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+
+
+# -- loading -----------------------------------------------------------------------------------
+def test_a_family_parses_its_own_file(toy):
+    path = toy(TOY + '\n[run]\nmethod = "blind_pick"\nseed = 4\noptions = { alpha = 0.5 }\n')
     sc = load_scenario(path)
-    assert sc.problem_kwargs == {"N": [0, 3, math.inf, math.inf], "T": [0, 1033], "Mr": [0.1]}
-    prob = sc.problem()
-    assert prob.grid["N"].tolist() == [0, 3, math.inf]
-    # 2 finite N x (T, D) pairs with T <= D x 1 Mr  +  the N = inf strategies, one per (T, D)
-    assert prob.n_designs == 2 * 10 + 10
+    assert isinstance(sc, ToyScenario)
+    assert (sc.family, sc.path, sc.name) == ("toy", path, "toy")
+    assert (sc.method, sc.seed, sc.n_reps, sc.budget, sc.options) == ("blind_pick", 4, 10, None, {"alpha": 0.5})
+    assert sc.problem().n_designs == 4
 
 
-def test_optional_keys_default(tmp_path):
-    path = scenario_file(tmp_path, ("t_r = 2066 ", "# t_r"), ("sigma = 0.5", ""), ("mr_max = 0.1", ""),
-                         ("[grid]", ""), ('preset = "paper"', ""), ("[run]", ""),
-                         ('method = "exhaustive"', ""), ("n_reps = 10", ""), ("seed = 1", ""))
-    sc = load_scenario(path)
-    assert_same_environment(sc.env, reference_environment(0.1))  # t_r = t_ur, sigma 0.5, mr_max 0.1
-    assert (sc.method, sc.n_reps, sc.seed, sc.budget) == ("exhaustive", 10, 1, None)
+def test_family_errors_name_file_and_key(toy):
+    with pytest.raises(InputError, match=r"toy\.toml: \[designs\] unknown key 'mean'; did you mean 'means'\?"):
+        load_scenario(toy(TOY.replace("means =", "mean =")))
+    with pytest.raises(InputError, match=r"toy\.toml: \[designs\] 'means'"):  # NormalProblem's own check
+        load_scenario(toy(TOY.replace("[5.0, 5.0]]", "[5.0, nan]]")))
 
 
-def test_observed_instances(tmp_path):
-    rows = ["send_time,turnaround_time,task", "0,1000,1", "10,inf,2", "20,1200,3", "30,,4", "40,1100,5"]
-    (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
-    path = scenario_file(
-        tmp_path,
-        ('kind = "shifted_lognormal"\nmean = 2066\nshift = 1000\nsigma = 0.5\nreliability = 0.827',
-         'kind = "instances"\nfile = "log.csv"\ndeadline = 4000\ngroup_size = 2'),
-    )
-    sc = load_scenario(path)
-    expected = TurnaroundModel.from_instances(
-        [0, 10, 20, 30, 40], [1000, math.inf, 1200, math.inf, 1100], 4000, group_size=2
-    )
-    np.testing.assert_array_equal(sc.env.turnaround.fs_table, expected.fs_table)
-    np.testing.assert_array_equal(sc.env.turnaround.gamma_values, expected.gamma_values)
-    assert sc.env.turnaround.gamma_values[:3].tolist() == [0.5, 0.5, 1.0]
-    assert sc.turnaround_kind == "instances"
-
-
-INSTANCES = ('kind = "shifted_lognormal"\nmean = 2066\nshift = 1000\nsigma = 0.5\nreliability = 0.827',
-             'kind = "instances"\nfile = "log.csv"\ndeadline = 4000')
-
-
-@pytest.mark.parametrize(
-    "csv_text, match",
-    [
-        ("send_time,turnaround_time\n0,1000\n5,soon\n", r"log\.csv, line 3: 'turnaround_time' must be a number, 'inf' or empty; got 'soon'"),
-        ("send_time,turnaround_time\n,1000\n", r"log\.csv, line 2: 'send_time' must be a number; got ''"),
-        ("send,turnaround_time\n0,1000\n", r"log\.csv: missing column\(s\) \['send_time'\]"),
-        ("send_time,turnaround_time\n", r"log\.csv: no instances"),
-        (None, r"log\.csv: no such file"),
-    ],
-)
-def test_bad_instances_file(tmp_path, csv_text, match):
-    if csv_text is not None:
-        (tmp_path / "log.csv").write_text(csv_text)
-    path = scenario_file(tmp_path, INSTANCES)
-    with pytest.raises(InputError, match=match) as info:
+def test_unknown_family_lists_the_known_ones(toy):
+    path = toy(TOY.replace('"toy"', '"tyo"'))
+    with pytest.raises(InputError) as info:
         load_scenario(path)
-    assert "scenario.toml: [turnaround]" in str(info.value)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}: 'family' must be one of [") and "'tyo'; did you mean 'toy'?" in msg
+    for name in ("cloud", "expert", "koala", "toy", "vmc"):
+        assert f"'{name}'" in msg
+    with pytest.raises(InputError, match="'family' must be one of .*got 3"):
+        load_scenario(toy(TOY.replace('"toy"', "3")))
 
 
-@pytest.mark.parametrize(
-    "replacement, error, match",
-    [
-        (("n_tasks = 150", "n_task = 150"), InputError,
-         r"scenario\.toml: \[environment\] unknown key 'n_task'; did you mean 'n_tasks'\?"),
-        (("[environment]", "[enviroment]"), InputError,
-         r"scenario\.toml: unknown section \[enviroment\]; did you mean \[environment\]\?"),
-        (("sigma = 0.5", "sigmaa = 0.5"), InputError, r"\[turnaround\] unknown key 'sigmaa'.*did you mean 'sigma'"),
-        (("n_reps = 10", "n_rep = 10"), InputError, r"\[run\] unknown key 'n_rep'; did you mean 'n_reps'"),
-        (('preset = "paper"', "M_r = [0.02]"), InputError, r"\[grid\] unknown key 'M_r'; did you mean 'Mr'"),
-        (("mean = 2066", "mean = 2066 2066"), InputError, r"scenario\.toml: malformed TOML: .*line 22"),
-        (("t_ur = 2066 ", "t_ur = -5 "), InputError, r"scenario\.toml: \[environment\] 't_ur' must be in \(0, inf\); got -5\."),
-        (("t_ur = 2066 ", 't_ur = "long" '), TypeError, r"scenario\.toml: \[environment\] 't_ur' must be a number"),
-        (("n_tasks = 150", "n_tasks = 150.5"), InputError, r"\[environment\] 'n_tasks' must be an integer"),
-        (('c_r = "34/3600"', 'c_r = "34/0"'), InputError, r"\[environment\] 'c_r' fraction must have a non-zero"),
-        (('c_r = "34/3600"', 'c_r = "34 cents"'), InputError, r"\[environment\] 'c_r' must be a number or a fraction"),
-        (("reliability = 0.827", "reliability = 1.5"), InputError, r"\[turnaround\] 'reliability' must be in \[0, 1\]"),
-        (("reliability = 0.827", ""), InputError, r"\[turnaround\] missing key 'reliability'"),
-        (('kind = "shifted_lognormal"', 'kind = "lognormal"'), InputError, r"\[turnaround\] 'kind' must be one of .*did you mean 'shifted_lognormal'"),
-        (('preset = "paper"', "Mr = [0.02, 0.5]"), InputError, r"scenario\.toml: \[grid\] 'Mr' must be in \[0, mr_max=0\.1\]; got 0\.5\."),
-        (('preset = "paper"', 'T = [0, "1033"]'), TypeError, r"scenario\.toml: \[grid\] 'T' must be a number; got '1033'"),
-        (('preset = "paper"', 'N = [0, "lots"]'), TypeError, r"\[grid\] 'N' must be an integer >= 0 or math\.inf; got 'lots'"),
-        (('preset = "paper"', 'preset = "fine"'), InputError, r"\[grid\] 'preset' must be one of"),
-        (('method = "exhaustive"', 'method = "exhaustiv"'), InputError, r"\[run\] 'method' must be one of .*did you mean 'exhaustive'"),
-        (("n_reps = 10", "n_reps = 0"), InputError, r"\[run\] 'n_reps' must be an integer >= 1; got 0"),
-        (("seed = 1", "seed = -1"), InputError, r"\[run\] 'seed' must be an integer >= 0"),
-    ],
-)
-def test_bad_scenarios_name_file_section_and_key(tmp_path, replacement, error, match):
-    path = scenario_file(tmp_path, replacement)
-    with pytest.raises(error, match=match):
+def test_a_family_whose_module_is_missing_is_left_out_with_a_warning(toy, monkeypatch, tmp_path):
+    install_family(tmp_path / "ghost-site", monkeypatch, "_mopt_no_such_package", None, entry_name="ghost")
+    with pytest.warns(RuntimeWarning, match="mopt family 'ghost' .*cannot be loaded: ModuleNotFoundError"):
+        known = families()
+    assert "toy" in known and "ghost" not in known
+    path = toy(TOY.replace('"toy"', '"ghost"'))
+    with pytest.raises(InputError, match=r"toy\.toml: 'family' must be one of \[.*'toy'.*\]; got 'ghost'"):
         load_scenario(path)
 
 
-def test_missing_section_and_top_level_key(tmp_path):
-    with pytest.raises(InputError, match=r"scenario\.toml: missing section \[turnaround\]"):
-        load_scenario(scenario_file(tmp_path, text="[environment]\nn_tasks = 1\n"))
-    with pytest.raises(InputError, match=r"unknown top-level key 'seed'"):
-        load_scenario(scenario_file(tmp_path, text="seed = 1\n" + REFERENCE.read_text()))
+def test_an_entry_point_that_is_not_a_family_is_ignored(monkeypatch, tmp_path):
+    module = types.ModuleType("_mopt_not_a_family")
+    module.FAMILY = {"name": "bad"}
+    install_family(tmp_path / "site", monkeypatch, "_mopt_not_a_family", module, entry_name="bad")
+    with pytest.warns(RuntimeWarning, match="is not a mopt.core.family.Family named 'bad'"):
+        assert "bad" not in families()
+    families.cache_clear()
 
 
-def test_missing_or_unreadable_file(tmp_path):
-    with pytest.raises(InputError, match=r"nope\.toml: no such scenario file"):
-        load_scenario(tmp_path / "nope.toml")
-    with pytest.raises(InputError, match="is a directory"):
-        load_scenario(tmp_path)
+def test_a_missing_import_inside_a_family_module_is_not_hidden(toy, monkeypatch, tmp_path):
+    # the family's parser imports something missing: a bug, not "not installed"
+    def parse(path, doc):
+        import _mopt_missing_dependency  # noqa: F401
+
+    broken = _family_module("_mopt_broken_family", name="broken", description="broken", scenario=parse)
+    install_family(tmp_path / "broken-site", monkeypatch, "_mopt_broken_family", broken, entry_name="broken")
+    with pytest.raises(ModuleNotFoundError, match="_mopt_missing_dependency"):
+        load_scenario(toy(TOY.replace('"toy"', '"broken"')))
 
 
-# -- [observed]: online use from a throughput log ----------------------------------------------
-ONLINE = EXAMPLES / "online.toml"
+def test_parse_must_return_a_scenario(toy, monkeypatch, tmp_path):
+    bad = _family_module("_mopt_toy_family", **{**TOY_FAMILY, "scenario": lambda path, doc: {"not": "a scenario"}})
+    install_family(tmp_path / "site", monkeypatch, "_mopt_toy_family", bad, entry_name="toy")
+    with pytest.raises(TypeError, match="parse\\(\\) must return a mopt.scenario.Scenario; got dict"):
+        load_scenario(toy())
 
 
-def test_online_example_is_the_observed_problem():
-    from mopt.expert import ThroughputLog, observe
-
-    sc = load_scenario(ONLINE)
-    assert sc.turnaround_kind == "observed"
-    tail = observe(ThroughputLog.read_csv(EXAMPLES / "online_log.csv"), 34586, 8264)
-    model = tail.turnaround_model(50)
-    env = tail.environment(n_unreliable=50, t_r=2066.0, c_ur=1 / 3600, c_r=34 / 3600, mr_max=0.1)
-    assert_same_environment(sc.env, env)
-    assert sc.env.n_tasks == 500 and sc.env.t_ur == model.mean_success
-    assert sc.observed.n_remaining == tail.n_remaining == 49
-    np.testing.assert_array_equal(sc.observed.send_times, tail.send_times)
-    prob, lib = sc.problem(), NTDMrProblem(env, n_reps=10, seed=1, observed=tail)
-    assert prob.observed is sc.observed and prob.n_designs == lib.n_designs
-    designs = [0, 100, prob.n_designs - 1]
-    np.testing.assert_array_equal(prob.replicate(designs, [0, 1, 2], 7), lib.replicate(designs, [0, 1, 2], 7))
+def test_expert_is_the_default_family(tmp_path):
+    text = (EXAMPLES / "reference.toml").read_text()  # no relative file paths in it
+    implicit = load_scenario(EXAMPLES / "reference.toml")
+    assert implicit.family == "expert" and "family" not in text
+    (tmp_path / "explicit.toml").write_text('family = "expert"\n' + text)
+    explicit = load_scenario(tmp_path / "explicit.toml")
+    assert explicit.family == "expert" and explicit.problem_kwargs == implicit.problem_kwargs
+    np.testing.assert_array_equal(explicit.problem().replicate([0, 288], [0, 1], 3),
+                                  implicit.problem().replicate([0, 288], [0, 1], 3))
 
 
-def test_observed_n_tasks_and_t_ur_given(tmp_path):
-    text = ONLINE.read_text().replace("[environment]\n", "[environment]\nn_tasks = 500\nt_ur = 2000\n", 1)
-    (tmp_path / "online_log.csv").write_text((EXAMPLES / "online_log.csv").read_text())
-    sc = load_scenario(scenario_file(tmp_path, text=text))
-    assert (sc.env.n_tasks, sc.env.t_ur) == (500, 2000.0)
+@pytest.mark.parametrize("run, fragments", [
+    ({"options": {"alpah": 0.5}, "method": "blind_pick"}, ["[run]", "unknown option 'alpah' for method 'blind_pick'"]),
+    ({"options": {"n0": 5}}, ["[run]", "unknown option 'n0' for method 'exhaustive'"]),  # default method
+    ({"options": 5}, ["[run]", "'options' must be a table of method options"]),
+    ({"method": "ocb"}, ["[run]", "'method' must be one of", "did you mean 'ocba'?"]),
+    ({"seed": -1}, ["[run]", "'seed' must be an integer >= 0; got -1"]),
+    ({"n_rep": 3}, ["[run] unknown key 'n_rep'; did you mean 'n_reps'?"]),
+])
+def test_run_section_errors(run, fragments):
+    with pytest.raises(InputError) as info:
+        parse_run(Path("x.toml"), run)
+    assert str(info.value).startswith("x.toml: ")
+    for f in fragments:
+        assert f in str(info.value)
 
 
-OBSERVED_LOG = "task,send_time,result_time\n0,0,1000\n1,0,\n2,0,900\n3,900,\n4,1000,\n1,1100,\n"
-OBSERVED = "[observed]\nfile = \"log.csv\"\nt_tail = 1200\ndeadline = 1100\ngroup_size = 2\n"
+# -- the CLI through the hooks -----------------------------------------------------------------
+def test_frontier_and_decide_for_a_fake_family(toy, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["frontier", str(toy()), "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "toy.toml: 4 toys; method exhaustive, 10 replications each, seed 1." in printed
+    assert "toy intro: 4 toys" in printed  # intro hook
+    assert "Pareto frontier: 3 of 4 evaluated toys, 40 replications (time [h], energy [J])" in printed
+    assert "toy report: 3 on the front" in printed  # report hook
+    front = pd.read_csv(out / "front.csv")
+    assert front["design"].tolist() == [0, 1, 2]  # hand-checked above
+    assert front[["time", "energy"]].to_numpy().tolist() == MEANS[:3]
+    meta = json.loads((out / "result.json").read_text())
+    assert meta["info"]["family"] == "toy" and meta["info"]["toy_info"] == 42  # result_info hook
+    assert (out / "front.png").stat().st_size > 0  # the generic figure
+    # the family's default utility is printed after the frontier: the fastest toy is design 0
+    line = next(ln for ln in printed.splitlines() if ln.startswith("fastest"))
+    assert line.split()[1:] == ["0", "1", "5"]  # i, time, energy
+
+    # decide without --utility: the defaults of the family that wrote the directory
+    assert main(["decide", str(out)]) == 0
+    decided = capsys.readouterr().out
+    line = next(ln for ln in decided.splitlines() if ln.startswith("fastest"))
+    assert line.split()[1:] == ["0", "0", "1", "5"]  # design, i, time, energy
+    # with a utility, any objective names of the result work (the cheapest in energy: design 2)
+    assert main(["decide", str(out), "--utility", "minimize(energy)"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("minimize(energy)"))
+    assert line.split()[1:] == ["2", "2", "4", "1"]
 
 
-def observed_scenario(tmp_path, log=OBSERVED_LOG, observed=OBSERVED, env_extra="n_unreliable = 3\n"):
-    """A small online scenario: five tasks, task 1's first instance timed out and was re-sent."""
-    (tmp_path / "log.csv").write_text(log)
-    text = (f"[environment]\n{env_extra}t_r = 500\nc_ur = 1\nc_r = 10\nmr_max = 1\n\n{observed}\n"
-            "[grid]\nN = [0]\nT = [0]\nD = [1100]\nMr = [1]\n")
-    return scenario_file(tmp_path, text=text)
+def test_scenario_options_and_option_flags(toy, tmp_path, capsys):
+    path = toy(TOY + '\n[run]\nmethod = "blind_pick"\noptions = { alpha = 0.5 }\n')
+    out = tmp_path / "bp"
+    assert main(["frontier", str(path), "--out", str(out), "--quiet"]) == 0
+    result = pd.read_csv(out / "evaluations.csv")
+    assert len(result) == 2  # alpha 0.5 of 4 designs
+    assert main(["frontier", str(path), "--out", str(out), "--quiet", "--option", "alpha=0.25"]) == 0
+    assert len(pd.read_csv(out / "evaluations.csv")) == 1  # --option overrides the file
+    # another method: the file's options (for blind_pick) are not passed to it
+    assert main(["frontier", str(path), "--out", str(out), "--quiet", "--method", "exhaustive"]) == 0
+    assert len(pd.read_csv(out / "evaluations.csv")) == 4
+    capsys.readouterr()
 
 
-@pytest.mark.parametrize(
-    "log, observed, env_extra, match",
-    [
-        (OBSERVED_LOG, OBSERVED + "\n[turnaround]\nkind = \"shifted_lognormal\"\n", "n_unreliable = 3\n",
-         r"scenario\.toml: \[turnaround\] and \[observed\] are alternatives"),
-        (OBSERVED_LOG.replace("3,900,", "3,soon,"), OBSERVED, "n_unreliable = 3\n",
-         r"scenario\.toml: \[observed\] 'send_time' must be a number at .*log\.csv line 5; got 'soon'"),
-        (OBSERVED_LOG, OBSERVED, "n_unreliable = 3\nn_tasks = 150\n",
-         r"scenario\.toml: \[environment\] 'n_tasks' = 150 disagrees with the 5 tasks of the \[observed\] log 'log\.csv'"),
-        (OBSERVED_LOG, OBSERVED.replace("deadline", "deadlin"), "n_unreliable = 3\n",
-         r"scenario\.toml: \[observed\] unknown key 'deadlin'; did you mean 'deadline'\?"),
-        (OBSERVED_LOG, OBSERVED.replace("t_tail = 1200\n", ""), "n_unreliable = 3\n",
-         r"scenario\.toml: \[observed\] missing key 't_tail'"),
-        (OBSERVED_LOG, OBSERVED.replace("log.csv", "nope.csv"), "n_unreliable = 3\n",
-         r"scenario\.toml: \[observed\] throughput log '.*nope\.csv' does not exist"),
-        ("task,send_time,result_time\n0,0,1\n1,0\n2,0,1,5\n", OBSERVED, "n_unreliable = 3\n",
-         r"scenario\.toml: \[observed\] 'file' .*log\.csv: cannot read it \(.*line 4"),
-        (OBSERVED_LOG, OBSERVED.replace("1200", "900"), "n_unreliable = 3\n",
-         r"\[observed\] 'send_time' must be <= t_tail=900 at .*log\.csv line 6"),
-        (OBSERVED_LOG, OBSERVED, "n_unreliable = 1\n",
-         r"\[environment\] 'n_unreliable' must be >= the 3 instances running"),
-        (OBSERVED_LOG, OBSERVED, "n_unreliable = 3\nt_ur = 1000\nmean = 5\n",
-         r"\[environment\] unknown key 'mean'"),
-    ],
-)
-def test_bad_observed_sections(tmp_path, log, observed, env_extra, match):
-    with pytest.raises(InputError, match=match):
-        load_scenario(observed_scenario(tmp_path, log, observed, env_extra))
+def test_compare_for_a_fake_family(toy, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    code = main(["compare", str(toy()), "--methods", "exhaustive,blind_pick", "--budgets", "20",
+                 "--macroreps", "2", "--truth-reps", "5", "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert "4 toys, 10 replications each for exhaustive search (40 in all)" in printed
+    assert "ground truth: exhaustive search with 5 replications per toy." in printed
+    df = pd.read_csv(out / "compare.csv")
+    assert set(df["method"]) == {"exhaustive", "blind_pick"} and len(df) == 4  # 2 methods x 2 macroreps
+    # no noise: the product time x energy is smallest for design 2 (4), then 0 (5), 1 (6), 3 (25);
+    # exhaustive (5 replications each within the budget of 20) finds design 2; blind pick (the
+    # budget pays two designs of 4, 10 replications each) picks the better of two: regret 4 - 4 if
+    # design 2 is one of them, else 5 - 4 (design 0 with 1 or 3) or 6 - 4 (designs 1 and 3)
+    ex, bp = df[df["method"] == "exhaustive"], df[df["method"] == "blind_pick"]
+    assert (ex["pcs"] == 1).all() and (ex["regret"] == 0).all() and (ex["n_evals"] == 20).all()
+    assert bp["regret"].isin([0.0, 1.0, 2.0]).all() and (bp["n_evals"] == 20).all()
 
 
-def test_small_observed_scenario_loads(tmp_path):
-    sc = load_scenario(observed_scenario(tmp_path))
-    assert sc.env.n_tasks == 5 and sc.observed.tasks.tolist() == [1, 3, 4]
-    assert sc.problem(n_reps=2).n_designs == 1
-
-
-def test_missing_turnaround_and_observed(tmp_path):
-    text = REFERENCE.read_text().split("[turnaround]")[0]
-    with pytest.raises(InputError, match=r"missing section \[turnaround\] \(or \[observed\]"):
-        load_scenario(scenario_file(tmp_path, text=text))
+def test_cli_unknown_family_exits_2(toy, tmp_path, capsys):
+    code = main(["frontier", str(toy(TOY.replace('"toy"', '"vmcc"'))), "--out", str(tmp_path / "o"), "--quiet"])
+    one_line_error(capsys, code, "toy.toml: 'family' must be one of", "'vmcc'")
+    assert not (tmp_path / "o").exists()

@@ -13,6 +13,7 @@ FAMILY = Family(
     name="cloud",
     description="leased VMs for a stream of parallel jobs: policies and portfolio scheduling (SC13, JSSPP)",
     scenario="mopt.cloud.scenario:parse",
+    keys="mopt.cloud.scenario:KEYS",
     commands="mopt.cloud.commands:add_parsers",
     objectives={"bsd": Objective("mean bounded slowdown"), "vm_hours": Objective("charged VM-hours", "h")},
     examples=("examples/portfolio_mix.toml",),

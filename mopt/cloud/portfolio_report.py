@@ -22,7 +22,7 @@ from mopt.cloud.simulate import MAX_PERIOD, simulate
 from mopt.core.errors import check_int
 from mopt.core.random import SeedLike
 
-__all__ = ["portfolio_versus", "best_by_provisioning", "plot_versus", "COLUMNS"]
+__all__ = ["portfolio_versus", "best_by_provisioning", "plot_versus", "with_selections", "COLUMNS"]
 
 #: columns of the table :func:`portfolio_versus` returns
 COLUMNS = ("policy", "provisioning", "utility", "bsd", "vm_hours", "utilisation", "gain")
@@ -136,42 +136,75 @@ def best_by_provisioning(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([pd.DataFrame(best), table[table["policy"] == "portfolio"]]).reset_index(drop=True)
 
 
-def plot_versus(table: pd.DataFrame, run: PortfolioRun, path: str | os.PathLike, *,
+def with_selections(table: pd.DataFrame, run: PortfolioRun) -> pd.DataFrame:
+    """``table`` with a column ``selected``: how many of the portfolio's selections chose each
+    constituent (the portfolio row: all of them), so that :func:`plot_versus` can redraw the figure
+    from the table alone (e.g. from a CSV file).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"submit_time": [0, 30], "run_time": [600, 60], "n_procs": [4, 1]})
+    >>> table, run = portfolio_versus(df, ["ODA-FCFS-FirstFit", "ODX-FCFS-FirstFit"], seed=0)
+    >>> counts = with_selections(table, run)["selected"]
+    >>> int(counts.iloc[-1]) == len(run.log) == int(counts.iloc[:-1].sum())
+    True
+    """
+    counts = np.bincount(run.log["policy"].to_numpy(np.int64), minlength=len(run.portfolio))
+    out = table.copy()
+    out["selected"] = [*counts.tolist(), len(run.log)]
+    return out
+
+
+def plot_versus(table: pd.DataFrame, run: PortfolioRun | None, path: str | os.PathLike, *,
                 title: str = "") -> Path:
     """Write a figure: U of every constituent (coloured by provisioning) against the portfolio,
-    the best of each provisioning group (SC13 Fig. 4) and the invocation shares (SC13 Fig. 5)."""
+    the best of each provisioning group (SC13 Fig. 4) and the invocation shares (SC13 Fig. 5).
+
+    ``run`` gives the invocation shares; without it (``None``) they come from the table's column
+    ``selected`` (:func:`with_selections`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     from mopt.plot import save_figure
 
+    if run is not None:
+        table = with_selections(table, run)
+    elif "selected" not in table.columns:
+        raise ValueError("plot_versus needs the portfolio's run, or a table with a column "
+                         "'selected' (see with_selections)")
     cons = table[table["policy"] != "portfolio"].reset_index(drop=True)
     groups = list(dict.fromkeys(cons["provisioning"]))
     colour = {g: plt.cm.tab10(k % 10) for k, g in enumerate(groups)}
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), gridspec_kw={"width_ratios": [3, 1.3, 3]})
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), gridspec_kw={"width_ratios": [3, 1.6, 3]})
     ax = axes[0]
-    ax.bar(np.arange(len(cons)), cons["utility"], color=[colour[g] for g in cons["provisioning"]])
+    ax.bar(np.arange(len(cons)) + 1, cons["utility"], color=[colour[g] for g in cons["provisioning"]])
     ax.axhline(table["utility"].iloc[-1], color="k", ls="--", label="portfolio")
-    ax.set_xlabel("constituent policy (portfolio order)")
+    ax.set_xlabel("constituent policy (number, in portfolio order)")
     ax.set_ylabel("utility U")
+    ax.set_title("every constituent alone, and the portfolio", fontsize=9)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour[g]) for g in groups]
-    ax.legend(handles + [ax.lines[0]], groups + ["portfolio"], fontsize=7, ncol=2)
+    ax.legend(handles + [ax.lines[0]], groups + ["portfolio"], fontsize=7, ncol=len(groups) + 1,
+              loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     best = best_by_provisioning(table)
-    ax = axes[1]
-    ax.bar(np.arange(len(best)), best["utility"],
-           color=[colour.get(g, "k") for g in best["provisioning"]])
-    ax.set_xticks(np.arange(len(best)), [p.replace("-", "\n") for p in best["policy"]], fontsize=6)
-    ax.set_ylabel("utility U")
+    ax = axes[1]  # horizontal bars: the policy names read across, the best on top
+    y = np.arange(len(best))[::-1]
+    ax.barh(y, best["utility"], color=[colour.get(g, "k") for g in best["provisioning"]])
+    ax.set_yticks(y, best["policy"], fontsize=7)
+    ax.set_xlabel("utility U")
     ax.set_title("best of each provisioning group", fontsize=9)
     ax = axes[2]
-    shares = run.shares()
-    ax.bar(np.arange(len(shares)), shares.to_numpy(),
-           color=[colour[p.provisioning] for p in run.portfolio])
-    ax.set_xlabel("policy (portfolio order)")
-    ax.set_ylabel("share of selections")
-    ax.set_title(f"invocations ({len(run.log)} selections)", fontsize=9)
+    total = float(table["selected"].iloc[-1])
+    shares = cons["selected"] / total if total else cons["selected"] * 0.0
+    ax.bar(np.arange(len(cons)) + 1, shares.to_numpy(), color=[colour[g] for g in cons["provisioning"]])
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_xlabel("constituent policy (number, in portfolio order)")
+    ax.set_ylabel("share of the portfolio's selections")
+    ax.set_title(f"invocations ({int(total):,} selections)", fontsize=9)
+    for a in (axes[0], axes[2]):
+        a.set_xlim(0.3, len(cons) + 0.7)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -38,13 +38,47 @@ from typing import ClassVar
 from mopt.cloud.portfolio_problem import WORKLOADS, PortfolioProblem
 from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.core.errors import InputError, check_int, check_number
-from mopt.scenario import Scenario, check_keys, parse_run, where
+from mopt.core.family import Key, Section
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
 
-__all__ = ["CloudScenario", "parse"]
+__all__ = ["KEYS", "CloudScenario", "parse"]
 
-_SECTIONS = {"workload": True, "cloud": False, "run": False}
-_WORKLOAD = {"trace": True, "kind": False, "window": False, "patterns": False}
-_CLOUD = {"boot_delay": False, "max_vms": False, "period": False, "kappa": False}
+#: the scenario file's sections (``[run]``: :data:`mopt.scenario.RUN_KEYS`); the parser's tables
+#: of allowed and required keys below are derived from it, and so is the docs' reference
+KEYS = {
+    "workload": Section(
+        "What one replication replays; every design sees the same workload in replication r "
+        "(common random numbers).",
+        {
+            "trace": Key("an archive trace (`mopt traces list`; jobs of at most `max_vms` processors)",
+                         required=True, type="trace name"),
+            "kind": Key('"trace": a random window of the trace; "synthetic": a JSSPP arrival pattern '
+                        "with runtimes drawn from the trace", type='"trace" or "synthetic"',
+                        default='"trace"'),
+            "window": Key("jobs per replication", type="integer >= 1 (at most the trace's jobs)",
+                          default="200"),
+            "patterns": Key('for kind = "synthetic": the arrival patterns to draw from (Steady, '
+                            "Increment, Decline, Periodic, Bursty)", type="list of pattern names",
+                            default="all five"),
+        },
+        required=True,
+    ),
+    "cloud": Section(
+        "The cloud the portfolio runs on (default SC13's).",
+        {
+            "boot_delay": Key("seconds before a leased VM is usable", type="number in [0, 1e12] [s]",
+                              default="120"),
+            "max_vms": Key("the cap on leased VMs (also the widest job kept)", type="integer in [1, 100,000]",
+                           default="256"),
+            "period": Key("selection period, in 20 s ticks", type="integer in [1, 10^9]", default="1"),
+            "kappa": Key("κ, the scale of the utility U = κ·(R_J/R_V)^α·(1/BSD)^β",
+                         type="number > 0", default="100"),
+        },
+    ),
+}
+_SECTIONS = {**{name: section.required for name, section in KEYS.items()}, "run": RUN_KEYS.required}
+_WORKLOAD = KEYS["workload"]
+_CLOUD = KEYS["cloud"]
 
 
 @dataclass(frozen=True, kw_only=True)

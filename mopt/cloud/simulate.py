@@ -21,13 +21,14 @@ from mopt.core.errors import InputError, check_number
 
 __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
 
-#: largest time accepted (s, about 31,700 years): far below where float64 loses whole seconds
-MAX_TIME = 1e12
+from mopt.workloads.swf import MAX_TIME  # the one bound of every trace reader (about 31,700 years)
+
 #: the most VMs a cloud may lease (ours, 390 x SC13's 256): the engine holds a row per VM slot
 MAX_VMS = 100_000
 #: the longest portfolio selection period in ticks (ours): a period of 20 s ticks past MAX_TIME
 #: would advance the clock where float64 no longer tells ticks apart
 MAX_PERIOD = 1_000_000_000
+
 _KEEP = ("job_id", "submit_time", "run_time", "n_procs", "req_time", "user_id")
 
 

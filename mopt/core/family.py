@@ -35,7 +35,8 @@ from typing import Any
 
 from mopt.core.errors import InputError, MoptError
 
-__all__ = ["ENTRY_POINT_GROUP", "Family", "Key", "Objective", "families", "get_family", "resolve"]
+__all__ = ["ENTRY_POINT_GROUP", "Family", "Key", "Objective", "Section", "families", "get_family",
+           "resolve"]
 
 #: the entry-point group under which families register their :class:`Family` object
 ENTRY_POINT_GROUP = "mopt.families"
@@ -65,6 +66,21 @@ class Key:
     """One key of a scenario-file section: whether it is required, its type and default in words,
     and what it means (the scenario-file reference is generated from these).
 
+    Parameters
+    ----------
+    doc : str
+        What the key means, in a sentence.
+    required : bool
+        Whether a section that the key belongs to must give it.
+    type : str
+        The values accepted, in words (``"integer >= 1"``).
+    default : str
+        The value used when the key is left out, in words (``""``: none, or ``required``).
+    when : str
+        The condition under which the key belongs to its section, in words
+        (``'kind = "instances"'``); ``""``: always. A parser that switches on it derives a table per
+        condition from one declaration.
+
     Examples
     --------
     >>> Key("cluster sizes to search", required=True, type="integer").required
@@ -75,6 +91,35 @@ class Key:
     required: bool = False
     type: str = ""
     default: str = ""
+    when: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Section(Mapping):
+    """One section of a scenario file: what it is for, whether a file must have it, and its keys.
+
+    A read-only mapping key -> :class:`Key` (so a family may declare a section as a plain dict
+    too); the docs' scenario-file reference shows ``doc`` and ``required``.
+
+    Examples
+    --------
+    >>> grid = Section("the designs to search", {"N": Key("replicas", type="list of integers")})
+    >>> list(grid), grid["N"].type, grid.required
+    (['N'], 'list of integers', False)
+    """
+
+    doc: str
+    entries: Mapping[str, Key] = field(default_factory=dict)
+    required: bool = False
+
+    def __getitem__(self, key: str) -> Key:
+        return self.entries[key]
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
 
 
 def resolve(reference: str | Callable | Any) -> Any:
@@ -113,8 +158,9 @@ class Family:
     objectives : mapping of str to Objective
         Label and unit of every objective the family's problems may report.
     keys : str or mapping, optional
-        The scenario file's sections: section -> key -> :class:`Key` (or its dotted reference);
-        the docs' scenario-file reference is generated from it.
+        The scenario file's sections, except the shared ``[run]``: section -> key -> :class:`Key`
+        (a :class:`Section`, or any mapping), or its dotted reference; the parser's tables of
+        allowed keys and the docs' scenario-file reference are both derived from it.
     commands : str or callable, optional
         ``add_parsers(subparsers, run_options)`` (or its dotted reference): adds the family's
         subcommands; ``run_options(parser, out_default, ...)`` declares the shared run options.

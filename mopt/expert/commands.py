@@ -106,6 +106,7 @@ def run(args) -> int:
     fig = plot_frontier(
         result.evaluations, front,
         chosen={k: v for k, v in chosen.items() if v is not None}, statics=statics, yscale="log",
+        family="expert",
         title=r"ExPERT reference scenario (Experiment 11, $M_r^{max}$ = 0.1)",
         caption=f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}. "
                 "F_s is a stand-in (shifted lognormal) for the paper's Fig. 5 CDF.",

@@ -52,7 +52,7 @@ class Environment:
     n_tasks : int
         Tasks in the bag.
     n_unreliable : int
-        #ur, effective size of the unreliable pool.
+        ``#ur``, effective size of the unreliable pool.
     t_ur : float
         Mean CPU time of a successful instance on an unreliable machine (s).
     t_r : float

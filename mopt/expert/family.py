@@ -14,6 +14,7 @@ FAMILY = Family(
     name="expert",
     description="bags of tasks on unreliable + reliable machines: ExPERT's NTDM_r replication strategies",
     scenario="mopt.expert.scenario:parse",
+    keys="mopt.expert.scenario:KEYS",
     commands="mopt.expert.commands:add_parsers",
     objectives={"makespan": Objective("tail-phase makespan", "s"), "cost": Objective("cost", "cent/task")},
     examples=("examples/reference.toml", "examples/online.toml"),

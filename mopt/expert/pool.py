@@ -47,7 +47,7 @@ def throughput_results(turnaround: TurnaroundModel, n_tasks: int, n_unreliable: 
 def estimate_n_unreliable(turnaround: TurnaroundModel, *, n_tasks: int, n_results: int, elapsed: float,
                           throughput_deadline: float, n_reps: int = 10, seed: SeedLike = None,
                           max_unreliable: int = 100_000) -> int:
-    """#ur whose simulated throughput phase returns ``n_results`` results by ``elapsed``.
+    """``#ur`` whose simulated throughput phase returns ``n_results`` results by ``elapsed``.
 
     Parameters
     ----------

@@ -73,26 +73,117 @@ from typing import ClassVar
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.family import Key, Section
 from mopt.core.inputs import read_text
 from mopt.expert.environment import Environment, shifted_lognormal
 from mopt.expert.online import ObservedTail, ThroughputLog, observe
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid
 from mopt.expert.turnaround import TurnaroundModel
-from mopt.scenario import Scenario, check_keys, parse_run, suggest, where
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, suggest, where
 
-__all__ = ["ExpertScenario", "parse"]
+__all__ = ["KEYS", "ExpertScenario", "parse"]
 
-_ENVIRONMENT = {
-    "n_tasks": True, "n_unreliable": True, "t_ur": True, "t_r": False, "c_ur": True, "c_r": True,
-    "mr_max": False, "charging_period_r": False,
-}  # key -> required
-_TURNAROUND = {
-    "shifted_lognormal": {"kind": True, "mean": True, "shift": True, "sigma": False, "reliability": True},
-    "instances": {"kind": True, "file": True, "deadline": True, "t_tail": False, "group_size": False},
+#: the kinds of ``[turnaround]``, each with its own keys (``Key.when``)
+TURNAROUND_KINDS = ("shifted_lognormal", "instances")
+
+
+def _kind(kind: str) -> str:
+    return f'kind = "{kind}"'
+
+
+#: the scenario file's sections (``[run]``: :data:`mopt.scenario.RUN_KEYS`); the parser's tables
+#: of allowed and required keys below are derived from it, and so is the docs' reference
+KEYS = {
+    "environment": Section(
+        "A bag of tasks on an unreliable pool (grid machines) and a reliable one (cloud machines): "
+        "ExPERT's Table I.",
+        {
+            "n_tasks": Key("tasks in the bag; with `[observed]` optional (the log's tasks; if given "
+                           "it must agree)", required=True, type="integer in [1, 10^6]"),
+            "n_unreliable": Key("#ur, the effective size of the unreliable pool", required=True,
+                                type="integer in [1, 10^6]"),
+            "t_ur": Key("mean CPU time of a successful instance on an unreliable machine [s]; with "
+                        "`[observed]` optional (default: the log's mean successful turnaround)",
+                        required=True, type="number > 0 [s]"),
+            "t_r": Key("task time on a reliable machine [s]", type="number > 0 [s]", default="t_ur"),
+            "c_ur": Key("cost of an unreliable machine [cent/s]: a number or a fraction string "
+                        '"a/b" ("1/3600")', required=True, type='number >= 0 or "a/b"'),
+            "c_r": Key("cost of a reliable machine [cent/s] (\"34/3600\" is EC2 m1.large's rate in "
+                       "the paper)", required=True, type='number >= 0 or "a/b"'),
+            "mr_max": Key("M_r^max, the largest ratio M_r of reliable to unreliable machines",
+                          type="number >= 0", default="0.1"),
+            "charging_period_r": Key("seconds per charged unit on the reliable pool (1 = per second, "
+                                     "3600 = started hours)", type="number > 0 [s], at most a year",
+                                     default="1"),
+        },
+        required=True,
+    ),
+    "turnaround": Section(
+        "The turnaround model F(t, t') = F_s(t)·γ(t') of the unreliable pool: parametric, or built "
+        "from observed instances. A file gives `[turnaround]` or `[observed]`, not both.",
+        {
+            "kind": Key("which model: a shifted lognormal F_s and a constant γ, or observed "
+                        "instances", required=True,
+                        type=" or ".join(f'"{kind}"' for kind in TURNAROUND_KINDS)),
+            "mean": Key("mean of F_s [s]", required=True, type="number > shift [s]",
+                        when=_kind("shifted_lognormal")),
+            "shift": Key("where F_s starts: the shortest turnaround [s]", required=True,
+                         type="number >= 0 [s]", when=_kind("shifted_lognormal")),
+            "sigma": Key("σ of the lognormal, in log space", type="number > 0", default="0.5",
+                         when=_kind("shifted_lognormal")),
+            "reliability": Key("γ, the probability that an instance returns a result", required=True,
+                               type="number in [0, 1]", when=_kind("shifted_lognormal")),
+            "file": Key("CSV of observed instances, relative to the scenario file: columns "
+                        "`send_time`, `turnaround_time` (`inf` or empty: no result; other columns "
+                        "ignored)", required=True, type="path", when=_kind("instances")),
+            "deadline": Key("D of the observed instances [s]", required=True, type="number > 0 [s]",
+                            when=_kind("instances")),
+            "t_tail": Key("build the online γ, as known at T_tail [s]", type="number >= 0 [s]",
+                          default="the offline γ (every result known)", when=_kind("instances")),
+            "group_size": Key("instances per group when γ is estimated by send time",
+                              type="integer >= 1", default="50", when=_kind("instances")),
+        },
+    ),
+    "observed": Section(
+        "Online use (the paper's Fig. 4): instead of `[turnaround]`, a log of the throughput phase "
+        "observed up to T_tail. The turnaround model is the online one, `n_tasks` comes from the "
+        "log, and every replication's tail starts from the observed state.",
+        {
+            "file": Key("CSV log, relative to the scenario file: columns `task`, `send_time`, "
+                        "`result_time` (empty: no result yet)", required=True, type="path"),
+            "t_tail": Key("the decision time T_tail [s]", required=True, type="number [s]"),
+            "deadline": Key("deadline of the logged instances (D_0 = 4·t_ur) [s]", required=True,
+                            type="number > 0 [s]"),
+            "group_size": Key("instances per group when γ is estimated by send time",
+                              type="integer >= 1", default="50"),
+        },
+    ),
+    "grid": Section(
+        "The NTDM_r strategies to search; absent: the paper's grid. Lists given override the "
+        "preset's; a single value counts as a list of one.",
+        {
+            "preset": Key('"paper": N = 0..3 and ∞, T ∈ {0, ½, 1, 2, 4}·t_ur, D ∈ {¾, 1, 1½, 2, 4}·t_ur '
+                          '(T ≤ D), M_r from 0.02 to M_r^max; "high_resolution": N = 0..5 and ∞, '
+                          "T and D at 20 values, ten M_r values", type='"paper" or "high_resolution"',
+                          default='"paper"'),
+            "N": Key('unreliable instances per task before the reliable one; "inf" (or TOML\'s inf): '
+                     "never use the reliable pool", type='list of integers >= 0 or "inf"',
+                     default="the preset's"),
+            "T": Key("time since a task's last instance was sent before it gets another [s]",
+                     type="list of numbers >= 0 [s]", default="the preset's"),
+            "D": Key("deadline of an unreliable instance [s]", type="list of numbers > 0 [s]",
+                     default="the preset's"),
+            "Mr": Key("reliable machines per unreliable one, M_r (0: no reliable pool)",
+                      type="list of numbers in [0, mr_max]", default="the preset's"),
+        },
+    ),
 }
-_OBSERVED = {"file": True, "t_tail": True, "deadline": True, "group_size": False}
-_GRID = {"preset": False, "N": False, "T": False, "D": False, "Mr": False}
-_SECTIONS = {"environment": True, "turnaround": False, "observed": False, "grid": False, "run": False}
+_SECTIONS = {**{name: section.required for name, section in KEYS.items()}, "run": RUN_KEYS.required}
+_ENVIRONMENT = KEYS["environment"]
+_TURNAROUND = {kind: {k: key for k, key in KEYS["turnaround"].items() if key.when in ("", _kind(kind))}
+               for kind in TURNAROUND_KINDS}
+_OBSERVED = KEYS["observed"]
+_GRID = KEYS["grid"]
 #: printed wherever results of a parametric F_s are shown
 FS_NOTE = ("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for the "
            "paper's Fig. 5 CDF, which is not available as data).")

@@ -17,8 +17,6 @@ ENVIRONMENTS = ("multicluster", "multicloud", "real-world")
 #: the largest TAGS limit --limits takes, in minutes (a year; beyond it a limit changes nothing; the
 #: same bound as mopt.koala.problem.MAX_LIMIT_MINUTES for a scenario's limits)
 MAX_LIMIT_MINUTES = 525_600
-#: the most chains of the multicluster --chains takes (ours: 2,000 clusters of 32 nodes)
-MAX_CHAINS = 1_000
 COLUMNS = ("policy", "offered_load", "slowdown", "slowdown_short", "slowdown_long", "wait", "public_cost",
            "utilisation", "wasted_node_seconds")
 
@@ -125,16 +123,16 @@ def run(args) -> int:
 
     from tqdm import tqdm
 
-    from mopt.core.errors import InputError
+    from mopt.core.errors import InputError, check_int
     from mopt.core.outputs import atomic_write, check_out_file
     from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
     from mopt.workloads import trace_files
 
-    from mopt.core.errors import check_int
-
     if args.chains is not None and args.env != "multicluster":
         raise InputError(f"'--chains' applies to '--env multicluster' only; got --env {args.env}.")
     if args.chains is not None:
+        from mopt.koala.environment import MAX_CHAINS
+
         check_int("--chains", args.chains, low=1, high=MAX_CHAINS)
     if args.first is not None:
         check_int("--first", args.first, low=1)

@@ -20,8 +20,8 @@ A cluster job starts at the tick. A cloud job takes idle VMs (lowest slot first)
 shortfall (lowest free slots; ready after the boot delay) and starts when all its VMs are up.
 Cloud room = idle VMs + (cap - leased VMs).
 
-The plain-Python model ``benchmarks/koala_model.py`` implements the same rules independently, tick
-by tick; ``tests/koala/test_koala_engine.py`` compares the two job by job.
+The plain-Python model ``tests/reference/koala_model.py`` implements the same rules independently, tick
+by tick; ``tests/koala/test_engine.py`` compares the two job by job.
 """
 
 from __future__ import annotations

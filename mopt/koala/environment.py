@@ -188,6 +188,10 @@ class Environment:
         return sum(s.size for s in self.sites if kind is None or s.kind == kind)
 
 
+#: the most chains of a multicluster (ours: 2,048 clusters; the paper uses 1 to 4)
+MAX_CHAINS = 1024
+
+
 def multicluster(n_chains: int = 1, nodes: int = 32) -> Environment:
     """``n_chains`` chains of two clusters of ``nodes`` nodes (§V-A1): clusters ``C1 .. C{2N}``.
 
@@ -199,7 +203,7 @@ def multicluster(n_chains: int = 1, nodes: int = 32) -> Environment:
     >>> multicluster(2).names
     ('C1', 'C2', 'C3', 'C4')
     """
-    n = check_int("n_chains", n_chains, low=1)
+    n = check_int("n_chains", n_chains, low=1, high=MAX_CHAINS)
     return Environment(tuple(cluster(f"C{k + 1}", nodes) for k in range(2 * n)))
 
 

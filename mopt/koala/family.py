@@ -13,6 +13,7 @@ FAMILY = Family(
     name="koala",
     description="clusters, a private and a public cloud: KOALA-C's FF, RR, SJF, HSDF and TAGS policies",
     scenario="mopt.koala.scenario:parse",
+    keys="mopt.koala.scenario:KEYS",
     commands="mopt.koala.commands:add_parsers",
     objectives={"slowdown_short": Objective("mean slowdown of short jobs"),
                 "slowdown_long": Objective("mean slowdown of long jobs"),

@@ -28,7 +28,7 @@ import pandas as pd
 from mopt.core.errors import InputError, check_number
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
-from mopt.core.space import REPAIR_TABLE_LIMIT
+from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 from mopt.koala.environment import multicloud
 from mopt.koala.policies import TagsSets
 from mopt.koala.simulation import job_table, run_table
@@ -178,6 +178,11 @@ class TagsProblem(StochasticProblem):
             raise InputError(f"'jobs' must hold jobs of at most 64 processors for the five sites; got {largest} "
                              "(use koala_trace, which keeps <= 32).")
         sizes = [len(self.grid[k]) for k in self.parameter_names]
+        points = math.prod(sizes)
+        if points > ENUMERATION_LIMIT:  # the table of designs is built now: refuse before allocating it
+            listing = " x ".join(f"{n} {k}" for n, k in zip(sizes, self.parameter_names, strict=True))
+            raise InputError(f"the TAGS-sets grid has {points:,} points ({listing}), more than the "
+                             f"{ENUMERATION_LIMIT:,} designs mopt enumerates; give fewer values.")
         self._x = self._enumerate(largest)
         if not len(self._x):
             raise InputError("no design of the grid can run the trace's largest job in its last set"

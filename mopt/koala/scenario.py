@@ -37,17 +37,60 @@ from typing import ClassVar
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int
+from mopt.core.family import Key, Section
 from mopt.koala.problem import TagsProblem
 from mopt.koala.traces import koala_trace
-from mopt.scenario import Scenario, check_keys, parse_run, where
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
 
-__all__ = ["KoalaScenario", "parse"]
+__all__ = ["KEYS", "KoalaScenario", "parse"]
 
-_SECTIONS = {"trace": True, "grid": False, "replication": False, "run": False}
-_TRACE = {"name": True, "first": False}
-_GRID = {"limits": False, "set2": False, "public_caps": False, "private_mins": False, "limits2": False,
-         "set3": False}
-_REPLICATION = {"window_days": False, "load": False, "step": False}
+#: the scenario file's sections (``[run]``: :data:`mopt.scenario.RUN_KEYS`); the parser's tables
+#: of allowed and required keys below are derived from it, and so is the docs' reference
+KEYS = {
+    "trace": Section(
+        "The jobs: a trace, cleaned as in KOALA-C (run time > 0, 1..32 processors).",
+        {
+            "name": Key("KTH-SP2, CTC-SP2, SDSC-BLUE, LCG, a trace file in MOPT_DATA_DIR, or an SWF "
+                        "file relative to the scenario file", required=True, type="trace name or path"),
+            "first": Key("keep the first records of the file (before cleaning)", type="integer >= 1",
+                         default="all (LCG: 50,000)"),
+        },
+        required=True,
+    ),
+    "grid": Section(
+        "The TAGS-sets configurations to search; absent: the whole grid (21,312 designs). "
+        "Site names: C1, C2, C3, private, public.",
+        {
+            "limits": Key("L1, the first set's runtime limit [min]", type="list of distinct numbers in (0, 525,600] [min]",
+                          default="5..240 by 5"),
+            "set2": Key("candidate sets 2 (proper subsets of the five sites)",
+                        type="list of lists of site names", default="every proper non-empty subset (30)"),
+            "public_caps": Key("the public cloud's cap on VMs", type="list of integers in [0, 100,000]",
+                               default="[0, 16, 32, 64, 128]"),
+            "private_mins": Key("VMs the private cloud keeps up", type="list of integers in [0, 64]",
+                                default="[0, 8, 16]"),
+            "limits2": Key("L2, the second limit [min]: three sets (L2 > L1)",
+                           type="list of numbers in (0, 525,600] [min]", default="none: two sets"),
+            "set3": Key("candidate sets 3, proper subsets of set 2", type="list of lists of site names",
+                        default="every proper non-empty subset", when="limits2"),
+        },
+    ),
+    "replication": Section(
+        "What one replication is: a random window of the trace with its arrivals rescaled to a "
+        "drawn offered load (common random numbers).",
+        {
+            "window_days": Key("range of the window's length [days]", type="pair [low, high] of numbers > 0",
+                               default="[14, 28]"),
+            "load": Key("range of the drawn offered load, of the three clusters' 96 nodes",
+                        type="pair [low, high] of numbers >= 0.001", default="[0.8, 1.3]"),
+            "step": Key("the scheduler's period [s]", type="number in (0, 3600) [s]", default="30"),
+        },
+    ),
+}
+_SECTIONS = {**{name: section.required for name, section in KEYS.items()}, "run": RUN_KEYS.required}
+_TRACE = KEYS["trace"]
+_GRID = KEYS["grid"]
+_REPLICATION = KEYS["replication"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -63,8 +63,8 @@ def good_enough_set(truth: np.ndarray, g: int, scores=None) -> np.ndarray:
 class OO(Solver):
     """Horse-race ordinal optimisation.
 
-    Options
-    -------
+    Parameters
+    ----------
     n_rough : int, default 2
         Replications of the rough model.
     n_accurate : int or None

@@ -84,8 +84,8 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from mopt.core.errors import check_int
-    from mopt.core.space import ENUMERATION_LIMIT
     from mopt.core.outputs import atomic_write, check_out, executor
+    from mopt.core.space import ENUMERATION_LIMIT
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
     from mopt.vmc.space import MAX_COUNT, MAX_THETA

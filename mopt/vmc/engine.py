@@ -1,7 +1,7 @@
 """The compiled period engine: schedules × replications × sub-intervals (Numba).
 
 The same rules as :func:`mopt.vmc.period.run_intervals` (the corrected Algorithm 1); an independent
-plain-Python model lives in ``benchmarks/vmc_reference.py`` and a test compares the two.
+plain-Python model lives in ``tests/reference/vmc_reference.py`` and a test compares the two.
 """
 
 from __future__ import annotations

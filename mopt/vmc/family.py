@@ -13,6 +13,7 @@ FAMILY = Family(
     name="vmc",
     description="VM partitions across virtual clusters, one period or many (iOO, eOO; Zhang et al.)",
     scenario="mopt.vmc.scenario:parse",
+    keys="mopt.vmc.scenario:KEYS",
     commands="mopt.vmc.commands:add_parsers",
     objectives={"clear_time": Objective("time to clear the period's work", "s"),
                 "vms": Objective("VMs leased")},

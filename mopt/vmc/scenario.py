@@ -37,19 +37,58 @@ from typing import ClassVar
 import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int, check_number
-from mopt.scenario import Scenario, check_keys, parse_run, where
+from mopt.core.family import Key, Section
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
 from mopt.vmc.period import MAX_BATCH, check_workload, intervals
 from mopt.vmc.problem import VMPartitionProblem
 from mopt.vmc.profile import class_tables, read_table
 from mopt.vmc.space import MAX_CLASSES, MAX_COUNT, MAX_THETA
 from mopt.vmc.workload import KINDS, generate
 
-__all__ = ["VMCScenario", "parse"]
+__all__ = ["KEYS", "VMCScenario", "parse"]
 
-SECTIONS = {"clusters": True, "period": True, "run": False}
-CLUSTER_KEYS = {"vms": True, "classes": False, "elastic": False, "profile": False}
-PERIOD_KEYS = {"length": True, "times": False, "batches": False, "backlog": False, "workload": False,
-               "workload_seed": False}
+#: the scenario file's sections (``[run]``: :data:`mopt.scenario.RUN_KEYS`); the parser's tables
+#: of allowed and required keys below are derived from it, and so is the docs' reference
+KEYS = {
+    "clusters": Section(
+        "The virtual clusters: one per task class, sharing θ VMs; a schedule gives each θ_c >= 1.",
+        {
+            "vms": Key("θ, the VMs in all (with `elastic = true`: at most θ)", required=True,
+                       type="integer in [classes, 10,000]"),
+            "classes": Key("task classes C, one virtual cluster each", type="integer in [1, 100]",
+                           default="7"),
+            "elastic": Key("Σθ_c <= vms and the VM count a second objective (ours)", type="boolean",
+                           default="false"),
+            "profile": Key("profiling table, relative to the scenario file (columns of "
+                           "`mopt.vmc.profile`; it must cover every class and cluster size)",
+                           type="path", default="the paper's row and ours (`mopt.vmc.default_table()`)"),
+        },
+        required=True,
+    ),
+    "period": Section(
+        "The period [0, length) to schedule and the work that arrives in it: explicit batches "
+        "(`times` and `batches`) or a generated workload (`workload`), one of the two.",
+        {
+            "length": Key("length of the period [s]", required=True, type="number > 0 [s]"),
+            "times": Key("batch arrival times, sorted, in [0, length) [s]; with `batches`",
+                         type="list of numbers [s]", when="no workload"),
+            "batches": Key("tasks of each class arriving at each time: one row per time, one column "
+                           "per class; with `times`", type="list of lists of numbers >= 0",
+                           when="no workload"),
+            "backlog": Key("tasks of each class waiting at time 0", type="list of numbers >= 0",
+                           default="none"),
+            "workload": Key("a generated workload (ours, `mopt.vmc.workload`) instead of `times` and "
+                            "`batches`", type=" or ".join(f'"{kind}"' for kind in KINDS),
+                            when="no times and batches"),
+            "workload_seed": Key("the seed of the generated workload", type="integer >= 0",
+                                 default="1", when="workload"),
+        },
+        required=True,
+    ),
+}
+SECTIONS = {**{name: section.required for name, section in KEYS.items()}, "run": RUN_KEYS.required}
+CLUSTER_KEYS = KEYS["clusters"]
+PERIOD_KEYS = KEYS["period"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -373,10 +373,22 @@ def _raise_bad_record(data: str, where: str) -> None:
 
 #: fields that count things (processors): a fraction there is a malformed record, not a value
 _WHOLE_COLUMNS = ("n_procs", "req_procs")
+#: largest time (s) a trace may hold, about 31,700 years: far below where float64 loses whole
+#: seconds; every simulator reads traces through here (the cloud simulator's bound too)
+MAX_TIME = 1e12
+_TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time")
 
 
 def _check_whole(values: np.ndarray, text: str, name: str) -> None:
-    """Refuse a fractional processor count (SWF fields 5 and 8 are integers), naming the line."""
+    """Refuse a fractional processor count (SWF fields 5 and 8 are integers) and a time beyond
+    :data:`MAX_TIME`, naming the line."""
+    for column in _TIME_COLUMNS:
+        j = SWF_COLUMNS.index(column)
+        bad = np.flatnonzero(np.abs(values[:, j]) > MAX_TIME)
+        if bad.size:
+            line = _record_line(text, int(bad[0]))
+            raise InputError(f"{name}, line {line}: field {j + 1} ({column!r}) must be at most {MAX_TIME:.0e} s; "
+                             f"got {values[bad[0], j]:g}.")
     for column in _WHOLE_COLUMNS:
         j = SWF_COLUMNS.index(column)
         bad = np.flatnonzero(values[:, j] != np.trunc(values[:, j]))

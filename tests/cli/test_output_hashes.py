@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import paper_trace
+
+from tests.helpers import paper_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,16 +1,15 @@
-"""``mopt simulate`` and ``mopt traces fetch``: output, files, exit codes, generated bad input."""
+"""``mopt simulate``: output, files, exit codes, generated bad input. (``mopt traces fetch``:
+tests/cli/test_traces.py.)"""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mopt.cli import main
-
-from workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
+from tests.helpers import count_bad_input, fuzz
 
 ROW = " -1 -1 -1 {req} -1 1 {user} 1 -1 1 -1 -1 -1"
 
@@ -63,19 +62,6 @@ def test_simulate_bad_input_exits_2(swf, args, message, capsys):
     assert main(["simulate", *[x for kv in base.items() for x in kv]]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
-
-
-def test_traces_fetch(archive, monkeypatch, capsys):
-    monkeypatch.setenv("MOPT_TRACE_URL", archive["url"])
-    monkeypatch.setenv("MOPT_CACHE_DIR", str(archive["cache"]))
-    assert main(["traces", "fetch", "KTH-SP2"]) == 0
-    assert "sha256 checked" in capsys.readouterr().out
-    archive["path"].write_bytes(b"corrupt")
-    (archive["cache"] / "traces" / archive["path"].name).unlink()
-    assert main(["traces", "fetch", "KTH-SP2"]) == 1  # a failed download is not bad input
-    err = capsys.readouterr().err
-    assert "sha256" in err and "Traceback" not in err
-    assert main(["traces", "fetch", "KTH-SP3"]) == 2
 
 
 @fuzz(40)

@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from conftest import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,8 +21,9 @@ from mopt.cloud import (
     Policy,
     simulate,
 )
-from mopt.workloads import clean, load_trace, synthetic
 from mopt.core.errors import InputError
+from mopt.workloads import clean, load_trace, synthetic
+from tests.helpers import count_bad_input, fuzz
 
 policies = st.builds(lambda p, j, v: f"{p}-{j}-{v}", st.sampled_from(PROVISIONING),
                      st.sampled_from(JOB_SELECTION), st.sampled_from(VM_SELECTION))

@@ -23,23 +23,8 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from test_fuzz_inputs import (
-    BARE_KEY,
-    FINITE,
-    NEGATIVE,
-    NON_FINITE,
-    NON_INTEGRAL,
-    NON_POSITIVE,
-    SAFE_TEXT,
-    WORDS,
-    WRONG_TYPE,
-    WRONG_TYPE_NOT_STR,
-    lit,
-    misspell,
-)
 
 import mopt
 from mopt import InputError
@@ -50,6 +35,20 @@ from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.scenario import load_scenario
 from mopt.workloads.synthetic import PATTERNS
 from mopt.workloads.traces import TRACES, archive_name
+from tests.helpers import count_bad_input, fuzz, no_simulation
+from tests.strategies import (
+    BARE_KEY,
+    FINITE,
+    NEGATIVE,
+    NON_FINITE,
+    NON_INTEGRAL,
+    SAFE_TEXT,
+    WORDS,
+    WRONG_TYPE,
+    WRONG_TYPE_NOT_STR,
+    lit,
+    misspell,
+)
 
 _counter = itertools.count()
 N_JOBS = 60  # jobs of the tiny trace, 1..32 processors each
@@ -340,7 +339,7 @@ BAD_POLICY = st.one_of(
     st.tuples(*(st.sampled_from(p) for p in POLICY_PARTS), st.integers(0, 2),
               st.from_regex(r"[A-Za-z]{1,6}", fullmatch=True)).map(
         lambda t: "-".join(x if i != t[3] else t[4] for i, x in enumerate(t[:3]))).filter(
-        lambda name: any(part not in parts for part, parts in zip(name.split("-"), POLICY_PARTS))),
+        lambda name: any(part not in parts for part, parts in zip(name.split("-"), POLICY_PARTS, strict=True))),
     st.sampled_from(["sc13", "jsspp", "ODA-FCFS", "ODA-FCFS-FirstFit-x", "ODA-FCFS-FirstFit,ODX-LXF-BestFit"]),
 )
 GOOD_POLICY = st.tuples(*(st.sampled_from(p) for p in POLICY_PARTS)).map("-".join)

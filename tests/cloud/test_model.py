@@ -1,4 +1,4 @@
-"""The compiled engine against the independent plain-Python model (benchmarks/cloud_model.py).
+"""The compiled engine against the independent plain-Python model (tests/reference/cloud_model.py).
 
 Every one of the 9 × 5 × 3 = 135 policy combinations runs on small random traces (parallel jobs,
 a tight cap so that queues form, users with histories, missing user estimates), with each of the
@@ -7,32 +7,16 @@ three runtime variants; the start time of every job and the charged VM-seconds m
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import os
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from mopt.cloud import JOB_SELECTION, PROVISIONING, VM_SELECTION, simulate
+from tests.helpers import needs_traces
+from tests.reference import cloud_model as model
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "cloud_model.py"
-
-
-def _load_model():
-    name = "benchmarks_cloud_model"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, _PATH)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-model = _load_model()
 POLICIES = ["-".join(p) for p in itertools.product(PROVISIONING, JOB_SELECTION, VM_SELECTION)]
 
 
@@ -83,10 +67,7 @@ def test_engine_matches_model_large_cap_and_long_trace():
         _check(df, policy, "predicted")
 
 
-@pytest.mark.skipif(
-    not os.path.isfile(os.path.join(os.environ.get("MOPT_DATA_DIR", ""), "KTH-SP2-1996-2.1-cln.swf.gz")),
-    reason="MOPT_DATA_DIR does not hold KTH-SP2 (the test must not download it)",
-)
+@needs_traces("KTH-SP2")
 def test_engine_matches_model_on_real_trace_slice():
     # the first 150 jobs of KTH-SP2 (real sizes, runtimes, estimates and users; <= 64 processors)
     from mopt.workloads import load_trace

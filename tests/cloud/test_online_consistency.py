@@ -6,8 +6,6 @@ recomputed from the real run's totals."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +14,7 @@ from mopt.cloud import Policy
 from mopt.cloud import engine as E
 from mopt.cloud.online import online_scores
 from mopt.cloud.simulate import start_run
+from tests.helpers import needs_traces
 
 CLOUD = {"boot_delay": 120, "step": 20, "runtime": "actual", "kappa": 100, "alpha": 1, "beta": 1,
          "drop_wide": False}
@@ -92,9 +91,7 @@ def test_online_simulation_is_the_truncated_real_run(seed):
     assert nq >= 1
 
 
-@pytest.mark.skipif(
-    not os.path.isfile(os.path.join(os.environ.get("MOPT_DATA_DIR", ""), "KTH-SP2-1996-2.1-cln.swf.gz")),
-    reason="MOPT_DATA_DIR does not hold KTH-SP2 (the test must not download it)")
+@needs_traces("KTH-SP2")
 def test_online_simulation_on_kth_prefix():
     from mopt.workloads import load_trace
 

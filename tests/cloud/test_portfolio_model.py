@@ -1,18 +1,15 @@
-"""The portfolio scheduler against its independent plain-Python model (benchmarks/portfolio_model.py):
+"""The portfolio scheduler against its independent plain-Python model (tests/reference/portfolio_model.py):
 the same selections (time and policy) and the same start of every job on small random traces."""
 
 from __future__ import annotations
-
-import runpy
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from mopt.cloud import TimeConstrainedSelection, simulate_portfolio
+from tests.reference.portfolio_model import run_portfolio_model
 
-MODEL = runpy.run_path(str(Path(__file__).resolve().parents[2] / "benchmarks" / "portfolio_model.py"))
 MIXES = {
     "sc13-like": ["ODA-UNICEF-FirstFit", "ODB-FCFS-BestFit", "ODE-LXF-WorstFit", "ODX-WFP3-FirstFit",
                   "ODM-SJF-BestFit", "ODB-LXF-WorstFit", "ODA-FCFS-FirstFit"],
@@ -41,8 +38,8 @@ def test_engine_matches_the_plain_model(seed, mix, runtime, budget, period):
     jobs = [{"submit": float(r.submit_time), "run": float(r.run_time), "req": float(r.req_time),
              "n": int(r.n_procs)} for r in df.sort_values("submit_time", kind="stable").itertuples()]
     selection = TimeConstrainedSelection(len(policies), budget, seed=seed)
-    starts, paid, log = MODEL["run_portfolio_model"](jobs, policies, selection, period=period,
-                                                     runtime=runtime, max_vms=12)
+    starts, paid, log = run_portfolio_model(jobs, policies, selection, period=period,
+                                             runtime=runtime, max_vms=12)
     assert list(zip(run.log["time"], run.log["policy"], strict=True)) == log
     np.testing.assert_array_equal(run.jobs["start"].to_numpy(), np.array(starts, dtype=float))
     assert run.summary["R_V"] == paid

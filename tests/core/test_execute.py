@@ -6,10 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from conftest import assert_same_result
 
 import mopt
 from mopt.core.execute import Runner, kernel_threads, make_batches, n_workers
+from tests.helpers import assert_same_result
 
 
 def pairs(batches):

@@ -16,17 +16,17 @@ import threading
 import time
 
 import pytest
-from conftest import count_bad_input, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mopt.workloads import read_swf
 from mopt.core import inputs
 from mopt.core.errors import InputError
 from mopt.core.inputs import check_nesting, limit, read_bytes, read_json, read_text, read_toml
 from mopt.core.result import Result
 from mopt.scenario import load_scenario
 from mopt.vmc.profile import read_table
+from mopt.workloads import read_swf
+from tests.helpers import count_bad_input, fuzz
 
 RECORD = "1 0 3 60 2 -1 -1 2 120 -1 1 1 1 -1 1 -1 -1 -1"
 

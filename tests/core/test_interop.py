@@ -130,7 +130,7 @@ def test_moead_runs_an_unconstrained_problem_with_pymoo_defaults(function_proble
 
 
 def test_a_pymoo_result_from_default_operators_decodes_to_designs():
-    from conftest import noisy_quadratic
+    from tests.helpers import noisy_quadratic
 
     from mopt import FunctionProblem
 

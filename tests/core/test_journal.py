@@ -6,11 +6,11 @@ import sqlite3
 
 import numpy as np
 import pytest
-from conftest import assert_same_result
 
 import mopt
 from mopt.core.errors import InputError
 from mopt.core.journal import Journal
+from tests.helpers import assert_same_result
 
 
 class CountingProblem(mopt.NormalProblem):
@@ -151,9 +151,10 @@ def test_bad_journal_arguments_name_the_parameter(tmp_path):
 
 def test_fuzzed_journal_files_are_refused_by_name_and_left_untouched(tmp_path):
     """Random bytes (with or without an SQLite header) never crash and are never overwritten."""
-    from conftest import count_bad_input, fuzz
     from hypothesis import given
     from hypothesis import strategies as st
+
+    from tests.helpers import count_bad_input, fuzz
 
     p = problem()
     sqlite_header = b"SQLite format 3\x00"

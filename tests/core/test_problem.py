@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import noisy_quadratic, pure_noise
 from pymoo.core.evaluator import Evaluator
 from pymoo.core.population import Population
 from pymoo.core.problem import Problem
 
 from mopt import FunctionProblem, InputError, StochasticProblem
+from tests.helpers import noisy_quadratic, pure_noise
 
 
 def two_draws(params, rng):

@@ -1,6 +1,6 @@
 """mopt.expert.estimator through the public API: hand-computed replications of the ExPERT estimator.
 
-Most cases use the near-deterministic environment of ``conftest.deterministic_environment``:
+Most cases use the near-deterministic environment of ``tests.helpers.deterministic_environment``:
 12 tasks, #ur = 5 unreliable machines, γ = 1, every successful turnaround 1000 s (+ < 1e-6 s),
 t_r = 1500 s, c_ur = 0.01 ¢/s, c_r = 0.1 ¢/s, D0 = 4·t_ur = 4000 s.  Its throughput phase, by hand:
 
@@ -22,7 +22,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import deterministic_environment as det_env
 from scipy import stats
 
 from mopt import InputError, solve
@@ -36,6 +35,7 @@ from mopt.expert import (
     estimate,
     reference_environment,
 )
+from tests.helpers import deterministic_environment as det_env
 
 inf = math.inf
 EPS = 1e-5  # the turnarounds' spread (1e-6 s) accumulated over a few steps

@@ -15,7 +15,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy import stats
@@ -24,6 +23,7 @@ import mopt
 from mopt import FunctionProblem, InputError, NormalProblem
 from mopt.expert import Environment, NTDMrProblem, TurnaroundModel
 from mopt.expert.environment import shifted_lognormal
+from tests.helpers import count_bad_input, fuzz, no_simulation
 
 
 def raises_naming(fn, *fragments: str):

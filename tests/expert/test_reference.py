@@ -1,6 +1,6 @@
 """The Numba engine and an independent SimPy model of the same estimator give identical replications.
 
-``benchmarks/simpy_expert.py`` is a straightforward SimPy implementation of the ExPERT estimator
+``tests/reference/simpy_expert.py`` is a straightforward SimPy implementation of the ExPERT estimator
 semantics, written separately from ``mopt/expert/_engine/``.  Both use the same counter-based
 random numbers, so for the same key they must agree exactly: same tail start, same tail tasks,
 same makespan and cost, same reliable-pool statistics.
@@ -8,10 +8,7 @@ same makespan and cost, same reliable-pool statistics.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,21 +16,7 @@ import pytest
 pytest.importorskip("simpy")
 
 from mopt.expert import _engine  # noqa: E402
-
-_REFERENCE_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "simpy_expert.py"
-
-
-def _load_reference():
-    name = "benchmarks_simpy_expert"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, _REFERENCE_PATH)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while it is executed
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-reference = _load_reference()
+from tests.reference import simpy_expert as reference  # noqa: E402
 
 COLUMNS = list(reference.OUTPUT_COLUMNS)
 MAX_INSTANCES = 20_000  # every case below finishes far below this

@@ -20,13 +20,21 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from test_fuzz_inputs import (
+
+import mopt
+from mopt import InputError
+from mopt.cli import main
+from mopt.koala.commands import ENVIRONMENTS, MAX_LIMIT_MINUTES, POLICIES
+from mopt.koala.environment import MAX_CHAINS
+from mopt.koala.problem import MAX_PUBLIC_CAP, MIN_LOAD, SITES
+from mopt.scenario import load_scenario
+from mopt.workloads.traces import archive_name
+from tests.helpers import count_bad_input, fuzz, no_simulation
+from tests.strategies import (
     BARE_KEY,
     FINITE,
-    NEGATIVE,
     NON_FINITE,
     NON_INTEGRAL,
     NON_POSITIVE,
@@ -37,14 +45,6 @@ from test_fuzz_inputs import (
     lit,
     misspell,
 )
-
-import mopt
-from mopt import InputError
-from mopt.cli import main
-from mopt.koala.commands import ENVIRONMENTS, MAX_CHAINS, MAX_LIMIT_MINUTES, POLICIES
-from mopt.koala.problem import MAX_PUBLIC_CAP, MIN_LOAD, SITES
-from mopt.scenario import load_scenario
-from mopt.workloads.traces import archive_name
 
 _counter = itertools.count()
 SPAN_DAYS = 6  # the tiny trace's span

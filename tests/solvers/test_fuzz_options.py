@@ -12,12 +12,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_same_result, count_bad_input, fuzz, no_simulation
 from hypothesis import given
 from hypothesis import strategies as st
 
 import mopt
 from mopt import InputError, NormalProblem
+from tests.helpers import assert_same_result, count_bad_input, fuzz, no_simulation
 
 #: six designs, two objectives (designs 0, 1, 3 on the front), three replications each by default
 MEANS = [[1.0, 6.0], [2.0, 4.0], [3.0, 5.0], [4.0, 1.0], [5.0, 5.0], [6.0, 6.0]]

@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from conftest import assert_same_result
 
 import mopt
 from mopt import FunctionProblem, InputError, solve
 from mopt.core.pareto import pareto_mask
 from mopt.solvers.nsga2 import NSGA2, mutate_integer, rank_and_crowding, sbx_integer
+from tests.helpers import assert_same_result
 
 GRID = 15  # x, y in 0..14: 225 designs
 

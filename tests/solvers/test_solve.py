@@ -9,10 +9,10 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_same_result, noisy_quadratic
 
 import mopt
 from mopt import METHODS, FunctionProblem, InputError, solve
+from tests.helpers import assert_same_result, noisy_quadratic
 
 N_DESIGNS = 10
 

@@ -19,11 +19,17 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from test_fuzz_inputs import (
-    ARG_TEXT,
+
+import mopt
+from mopt import InputError
+from mopt.cli import main
+from mopt.scenario import load_scenario
+from mopt.vmc.space import MAX_CLASSES, MAX_THETA
+from mopt.vmc.workload import KINDS
+from tests.helpers import count_bad_input, fuzz, no_simulation
+from tests.strategies import (
     BARE_KEY,
     FINITE,
     NEGATIVE,
@@ -37,13 +43,6 @@ from test_fuzz_inputs import (
     lit,
     misspell,
 )
-
-import mopt
-from mopt import InputError
-from mopt.cli import main
-from mopt.scenario import load_scenario
-from mopt.vmc.space import MAX_CLASSES, MAX_THETA
-from mopt.vmc.workload import KINDS
 
 _counter = itertools.count()
 

@@ -1,17 +1,12 @@
-"""The compiled period engine against the plain-Python model (benchmarks/vmc_reference.py)."""
+"""The compiled period engine against the plain-Python model (tests/reference/vmc_reference.py)."""
 
 from __future__ import annotations
-
-import os
-import sys
 
 import numpy as np
 import pytest
 
 from mopt.vmc.problem import VMPartitionProblem
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-import vmc_reference  # noqa: E402
+from tests.reference import vmc_reference
 
 
 @pytest.mark.parametrize("case", range(6))

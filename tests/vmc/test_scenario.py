@@ -9,13 +9,13 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import count_bad_input, fuzz, no_simulation
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mopt import InputError
 from mopt.cli import main
 from mopt.scenario import load_scenario
+from tests.helpers import count_bad_input, fuzz, no_simulation
 
 _counter = itertools.count()
 
@@ -235,6 +235,17 @@ def test_fuzz_vmc_cli_exits_2(workdir, key, data, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("mopt: error:") and err.count("\n") == 1
     count_bad_input("mopt frontier (vmc)")
+
+
+def test_out_of_memory_hints_name_the_commands_own_options(monkeypatch, capsys, tmp_path):
+    import mopt.vmc.commands as vmc_commands
+
+    def no_memory(args):
+        raise MemoryError()
+
+    monkeypatch.setattr(vmc_commands, "run", no_memory)
+    assert main(["vmc", "--out", str(tmp_path / "o")]) == 2
+    assert "ask for fewer or smaller clusters (--vms) or a smaller --sample-size" in capsys.readouterr().err
 
 
 def test_a_batch_no_run_can_use_is_refused_at_load(workdir):

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import count_bad_input
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mopt.workloads
 import mopt.workloads.swf
+from mopt.core.errors import InputError
 from mopt.workloads import SWF_COLUMNS, find_trace, read_swf
 from mopt.workloads.swf import _decode, _parse_fast, _parse_slow, _read_bytes
-from mopt.core.errors import InputError
+from tests.helpers import count_bad_input
 
 # -- a small hand-written trace --------------------------------------------------------------------
 SMALL = """\
@@ -533,3 +533,15 @@ def test_a_fractional_processor_count_is_refused_with_its_line(tmp_path):
     path.write_text("1 0 0 60 2 -1 -1 3.25 100 -1 1 1 1 -1 1 -1 -1 -1\n")
     with pytest.raises(InputError, match=r"line 1: field 8 \('req_procs'\) .* got 3\.25"):
         read_swf(path)
+
+
+def test_a_time_beyond_the_one_bound_is_refused_with_its_line(tmp_path):
+    # every trace reader shares the bound (the cloud simulator's 1e12 s); KOALA-C ran for ever on 1e22
+    from mopt.workloads.swf import MAX_TIME
+
+    path = tmp_path / "huge.swf"
+    path.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n2 5 0 1e22 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    with pytest.raises(InputError, match=r"huge\.swf, line 2: field 4 \('run_time'\) must be at most 1e\+12 s; "
+                                         r"got 1e\+22"):
+        read_swf(path)
+    assert MAX_TIME == 1e12

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import socket
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from mopt.core.errors import InputError
 from mopt.workloads import PATTERNS, clean, fetch, load_trace, read_swf, synthetic
 from mopt.workloads import traces as T
-from mopt.core.errors import InputError
-
-from .archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
-
-DATA = os.environ.get("MOPT_DATA_DIR")
-needs_traces = pytest.mark.skipif(
-    not DATA or not Path(DATA, "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
-    reason="MOPT_DATA_DIR with the archive traces is not set")
+from tests.helpers import needs_traces
+from tests.workloads.archive_server import archive_fixture  # noqa: F401  (the `archive` fixture)
 
 
 def test_clean_rules_by_hand():
@@ -36,7 +29,7 @@ def test_clean_rules_by_hand():
     assert clean(df, max_procs=100)["job_id"].tolist() == [1, 3, 4]
 
 
-@needs_traces
+@needs_traces()
 @pytest.mark.parametrize("name, cleaned, kept", [
     ("LPC-EGEE", 214_322, 214_322), ("KTH-SP2", 28_467, 28_147), ("SDSC-SP2", 54_034, 53_541)])
 def test_clean_reproduces_spec_counts(name, cleaned, kept):
@@ -44,7 +37,7 @@ def test_clean_reproduces_spec_counts(name, cleaned, kept):
     assert (df.attrs["cleaning"]["cleaned"], len(df)) == (cleaned, kept)
 
 
-@needs_traces
+@needs_traces()
 def test_ctc_record_mismatch_is_reported():
     df = load_trace("CTC-SP2")
     report = df.attrs["cleaning"]
