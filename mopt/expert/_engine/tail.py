@@ -101,7 +101,7 @@ def _tail_phase(model, strategy, key, start, max_instances, out, workspace):
             _send_to_reliable(t, model, strategy, tasks, ur_queue, rel_queue, events, tally)
             if tally.n_sent > max_instances:
                 break
-        source, t_next, kind, row = _next_event(start, events, t)
+        source, t_next, kind, row = _next_event(start, events)
         instant_over = source < 0 or t_next > t
         if tally.check_budget and (instant_over or kind > _UNRELIABLE_RESULT):
             _check_budget(model, strategy, start, tasks, rel_queue, tally)

@@ -25,15 +25,25 @@ from mopt.expert._engine.constants import (
     _UNRELIABLE_RESULTS,
 )
 from mopt.expert._engine.queues import _initial_kind
-from mopt.expert._engine.tail_state import _fifo_pop, _heap_remove_min
+from mopt.expert._engine.tail_state import COMPILED_ONLY, _fifo_pop, _heap_remove_min
+
+
+@njit(cache=True, **COMPILED_ONLY)
+def _precedes(time, kind, row, best_time, best_kind, best_row):
+    """Whether the event ``(time, kind, row)`` comes before ``(best_time, best_kind, best_row)``."""
+    if time != best_time:
+        return time < best_time
+    if kind != best_kind:
+        return kind < best_kind
+    return row < best_row
 
 
 @njit(cache=True, inline="always")
-def _next_event(start, events, t):
-    """The least (time, kind, row) over the sources at time ``t``, not removed.
+def _next_event(start, events):
+    """The least (time, kind, row) over the sources, not removed.
 
     Returns ``(source, time, kind, row)``; ``source`` is :data:`_NO_EVENT` when every source is
-    empty (then ``time`` is ``inf``).
+    empty (then ``time`` is ``inf``).  A tie on all three keeps the earlier source.
     """
     source = _NO_EVENT
     t_next = np.inf
@@ -41,50 +51,41 @@ def _next_event(start, events, t):
     row = 0
     running = events.running
     if running.count > 0:
-        row = start.orders[0, running.head]
         source = _RUNNING
+        row = start.orders[0, running.head]
         t_next = start.end[row]
         kind = _initial_kind(start.success, start.on_reliable, row)
     fifo = events.reliable_results
     if fifo.span.count > 0:
-        t_event = fifo.time[fifo.span.head]
-        event_row = fifo.row[fifo.span.head]
-        if t_event < t_next or (t_event == t_next and (kind > _RELIABLE_RESULT or event_row < row)):
+        head = fifo.span.head
+        if _precedes(fifo.time[head], _RELIABLE_RESULT, fifo.row[head], t_next, kind, row):
             source = _RELIABLE_RESULTS
-            t_next = t_event
+            t_next = fifo.time[head]
             kind = _RELIABLE_RESULT
-            row = event_row
+            row = fifo.row[head]
     heap = events.unreliable_results
     if heap.span.count > 0:
-        t_event = heap.time[0]
-        event_row = heap.row[0]
-        if t_event < t_next or (
-            t_event == t_next and (kind > _UNRELIABLE_RESULT or (kind == _UNRELIABLE_RESULT and event_row < row))
-        ):
+        if _precedes(heap.time[0], _UNRELIABLE_RESULT, heap.row[0], t_next, kind, row):
             source = _UNRELIABLE_RESULTS
-            t_next = t_event
+            t_next = heap.time[0]
             kind = _UNRELIABLE_RESULT
-            row = event_row
+            row = heap.row[0]
     fifo = events.failures
     if fifo.span.count > 0:
-        t_event = fifo.time[fifo.span.head]
-        event_row = fifo.row[fifo.span.head]
-        if t_event < t_next or (
-            t_event == t and (kind > _UNRELIABLE_FAILURE or (kind == _UNRELIABLE_FAILURE and event_row < row))
-        ):
+        head = fifo.span.head
+        if _precedes(fifo.time[head], _UNRELIABLE_FAILURE, fifo.row[head], t_next, kind, row):
             source = _FAILURES
-            t_next = t_event
+            t_next = fifo.time[head]
             kind = _UNRELIABLE_FAILURE
-            row = event_row
+            row = fifo.row[head]
     fifo = events.timers
     if fifo.span.count > 0:
-        t_event = fifo.time[fifo.span.head]
-        event_row = fifo.row[fifo.span.head]
-        if t_event < t_next or (t_event == t_next and (kind > _TIMER or (kind == _TIMER and event_row < row))):
+        head = fifo.span.head
+        if _precedes(fifo.time[head], _TIMER, fifo.row[head], t_next, kind, row):
             source = _TIMERS
-            t_next = t_event
+            t_next = fifo.time[head]
             kind = _TIMER
-            row = event_row
+            row = fifo.row[head]
     return source, t_next, kind, row
 
 
