@@ -15,15 +15,18 @@ The throughput phase does not depend on the strategy: :func:`simulate` runs it o
 
 Times are in seconds, costs in cents; an instance is paid iff it returns a result.
 
-Modules: ``constants`` (output columns, event kinds), ``random`` (counter-based draws, the
-turnaround tables), ``queues`` (event heap, ring buffers, timer FIFO, initial event orders),
-``throughput`` and ``tail`` (one kernel per phase: :func:`throughput_phase`, :func:`tail_phase`),
-``observed`` (running instances of an observed state) and ``batch`` (the drivers
-:func:`simulate` and :func:`simulate_observed`, which run ``nogil`` batch kernels calling the
-same phase kernels on ``NUMBA_NUM_THREADS`` threads).  The kernels take their arguments in
-three groups, as tuples: ``model`` (the BoT and the turnaround model), ``strategy`` and
-``state`` (see :func:`tail_phase`).  Every kernel is cached on disk (``cache=True``) with one
-specialisation, so only a fresh install compiles (:func:`needs_compilation`).
+Modules: ``constants`` (output columns, event kinds and sources), ``groups`` (the kernels'
+argument groups as named tuples: ``Model``, ``Strategy``, ``TailStart``), ``random``
+(counter-based draws, the turnaround tables), ``queues`` (event heap, ring buffers, initial
+event orders), ``throughput`` (:func:`throughput_phase`), the tail in four: ``tail`` (the event
+loop, :func:`tail_phase`), ``tail_state`` (its working state: per-task flags, queues, event
+sources, tally), ``tail_events`` (the event sources merged in order) and ``tail_steps`` (the
+strategy's steps: start the tail, send to the unreliable and reliable pools, a timeout, a
+deadline, a result, strategy B's budget), ``observed`` (running instances of an observed state)
+and ``batch`` (the drivers :func:`simulate` and :func:`simulate_observed`, which run ``nogil``
+batch kernels calling the same phase kernels on ``NUMBA_NUM_THREADS`` threads).  Every kernel
+is cached on disk (``cache=True``) with one specialisation, so only a fresh install compiles
+(:func:`needs_compilation`).
 """
 
 from __future__ import annotations

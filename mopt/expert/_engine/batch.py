@@ -15,6 +15,7 @@ from mopt.expert._engine.constants import (
     MAX_INSTANCES,
     OUTPUT_COLUMNS,
 )
+from mopt.expert._engine.groups import Model, Strategy, TailStart
 from mopt.expert._engine.observed import (
     running_outcomes,
 )
@@ -26,6 +27,8 @@ from mopt.expert._engine.random import (
 )
 from mopt.expert._engine.tail import (
     _tail_phase,
+)
+from mopt.expert._engine.tail_state import (
     _tail_workspace,
 )
 from mopt.expert._engine.throughput import (
@@ -84,16 +87,16 @@ def _in_threads(kernel, n_items, *args):
 
 
 # ----------------------------------------------------------------------------- batch drivers
-# Argument groups passed to the kernels as tuples (one place each, see :func:`tail_phase`):
-#   model      (n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks, gamma_values)
+# Argument groups passed to the kernels (for one tail, the named tuples of ``groups``):
+#   model      Model: (n_tasks, n_unreliable, t_r, c_ur, cost_reliable_run, fs_table, gamma_breaks, gamma_values)
 #   strategies (strategy_variant, n_limit, t_timeout, deadline, n_rel, combine, budget): arrays, one
 #              entry per strategy (strategy s starts its tails from the states of variant
 #              strategy_variant[s])
 #   states     (t_tail, cost_paid, task, send, end, success, on_reliable, orders, n_rem): arrays,
 #              shape (n_variants, n_keys, ...), one tail state per (variant, key)
 def _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks, gamma_values):
-    """The ``model`` tuple of the kernels, with contiguous float64 tables."""
-    return (
+    """The ``model`` of the kernels, with contiguous float64 tables."""
+    return Model(
         int(n_tasks), int(n_unreliable), float(t_r), float(c_ur),
         reliable_run_cost(float(t_r), float(c_r), float(charging_period_r)),
         *(np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (fs_table, gamma_breaks, gamma_values)),
@@ -116,7 +119,7 @@ def _throughput_states(model, d0, variant_n_rel, keys, max_instances):
     """Throughput phase of every (variant, key): the ``states`` tuple."""
     n_variants = variant_n_rel.shape[0]
     n_keys = keys.shape[0]
-    width = max(model[1], 1)
+    width = max(model.n_unreliable, 1)
     states = (
         np.empty((n_variants, n_keys)),  # t_tail
         np.empty((n_variants, n_keys)),  # cost paid before the tail
@@ -195,7 +198,7 @@ def _tail_blocks(start, stop, n_blocks, out, model, strategies, keys, states, ma
     for s in range(n_strategies):
         max_n_rel = max(max_n_rel, n_rel[s])
     for b in range(start, stop):
-        workspace = _tail_workspace(width, model[1], max_n_rel)
+        workspace = _tail_workspace(width, model.n_unreliable, max_n_rel)
         for p in range(b, n_pairs, n_blocks):
             s = p // n_keys
             r = p - s * n_keys
@@ -204,12 +207,12 @@ def _tail_blocks(start, stop, n_blocks, out, model, strategies, keys, states, ma
                 for c in range(7):
                     out[s, r, c] = np.nan
                 continue
-            strategy = (n_limit[s], t_timeout[s], deadline[s], n_rel[s], combine[s], budget[s])
-            state = (
+            strategy = Strategy(n_limit[s], t_timeout[s], deadline[s], n_rel[s], combine[s], budget[s])
+            tail_start = TailStart(
                 st_t_tail[v, r], st_cost[v, r], st_task[v, r], st_send[v, r], st_end[v, r],
                 st_success[v, r], st_on_reliable[v, r], st_orders[v, r], st_n_rem[v, r],
             )  # fmt: skip
-            _tail_phase(model, strategy, keys[r], state, max_instances, out[s, r], workspace)
+            _tail_phase(model, strategy, keys[r], tail_start, max_instances, out[s, r], workspace)
 
 
 @_one_launch_at_a_time
@@ -383,8 +386,9 @@ def simulate_observed(
     st_success = np.zeros((1, n_keys, width), np.bool_)
     if n_rem:
         end, success = running_outcomes(
-            model[5], model[6], model[7], float(t_tail), float(running_deadline), rem_task, rem_send, keys
-        )
+            model.fs_table, model.gamma_breaks, model.gamma_values, float(t_tail), float(running_deadline),
+            rem_task, rem_send, keys,
+        )  # fmt: skip
         st_end[0, :, :n_rem] = end
         st_success[0, :, :n_rem] = success
     st_task = np.zeros((1, n_keys, width), np.int64)

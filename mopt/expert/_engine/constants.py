@@ -24,3 +24,11 @@ _UNRELIABLE_FAILURE = 2
 _TIMER = 3
 _KIND_SHIFT = 32
 _ROW_MASK = (1 << 32) - 1
+
+# Event sources of the tail (see :func:`_next_event`).
+_NO_EVENT = -1
+_RUNNING = 0  # the ends of the instances running at t_tail
+_RELIABLE_RESULTS = 1
+_UNRELIABLE_RESULTS = 2
+_FAILURES = 3
+_TIMERS = 4

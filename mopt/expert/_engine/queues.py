@@ -1,4 +1,4 @@
-"""Event sources of the engine: a binary heap in arrays, the timer FIFO, initial event orders."""
+"""Event sources of the engine: a binary heap and ring buffers in arrays, initial event orders."""
 
 from __future__ import annotations
 
@@ -153,29 +153,3 @@ def _ring_push(queue, head, count, value):
         pos -= queue.shape[0]
     queue[pos] = value
     return count + 1
-
-
-@njit(cache=True, inline="always")
-def _timer_append(tf_time, tf_row, tf_head, tf_count, time, row):
-    """Append a timer to the timer FIFO, keeping equal-time runs in row order.
-
-    Timers are created in nondecreasing time order (each at the current time plus ``T``), so
-    the FIFO stays sorted by (time, row); only the trailing equal-time run may need a shift.
-    Returns the new count.
-    """
-    cap = tf_time.shape[0]
-    pos = tf_head + tf_count
-    if pos >= cap:
-        pos -= cap
-    while pos != tf_head:
-        prev = pos - 1 if pos > 0 else cap - 1
-        if tf_time[prev] == time and tf_row[prev] > row:
-            tf_time[pos] = tf_time[prev]
-            tf_row[pos] = tf_row[prev]
-            pos = prev
-        else:
-            break
-    tf_time[pos] = time
-    tf_row[pos] = row
-    return tf_count + 1
-
