@@ -36,7 +36,7 @@ Examples
 
 from __future__ import annotations
 
-from numba import njit
+from mopt.cloud.kernels import kernel
 
 __all__ = ["V_LEASE", "V_READY", "V_SLOT", "IDLE", "UNLEASED", "lease_vm", "is_idle", "first_idle"]
 
@@ -47,7 +47,7 @@ IDLE = -1.0
 UNLEASED = -2.0
 
 
-@njit(cache=True)
+@kernel
 def lease_vm(vms, v, t, boot_delay, slot):
     """Lease a VM into row ``v`` at ``t``: up after ``boot_delay``, running ``slot`` (or IDLE)."""
     vms[v, V_LEASE] = t
@@ -55,13 +55,13 @@ def lease_vm(vms, v, t, boot_delay, slot):
     vms[v, V_SLOT] = slot
 
 
-@njit(cache=True)
+@kernel
 def is_idle(vms, v, t):
     """Whether the VM of row ``v`` is up at ``t`` and runs nothing."""
     return vms[v, V_READY] <= t and vms[v, V_SLOT] == IDLE
 
 
-@njit(cache=True)
+@kernel
 def first_idle(vms, lo, hi, t, n, rows):
     """Write into ``rows`` the first (at most ``n``) idle VMs of rows ``lo`` to ``hi - 1``, in table
     order; return how many."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from mopt.cloud import policies
 from mopt.cloud.billing import HOUR, billed_hours, paid_until, release_due
+from mopt.cloud.kernels import kernel
 from mopt.cloud.layout import (
     J_SUB,
     Q_EST,
@@ -41,13 +41,13 @@ from mopt.cloud.layout import (
 __all__ = ["tick_of", "overtake_tick", "next_tick", "finish_without_ticking"]
 
 
-@njit(cache=True)
+@kernel
 def tick_of(x, step):
     """The first tick at or after time ``x``."""
     return math.ceil(x / step) * step
 
 
-@njit(cache=True)
+@kernel
 def overtake_tick(queue, nq, job_selection, head, wide, idle, t, step):
     """A tick at or before the first at which a job overtakes the head: one that fits in the
     ``idle`` VMs, or any job if ``wide`` (a target that follows the head's width)."""
@@ -63,7 +63,7 @@ def overtake_tick(queue, nq, job_selection, head, wide, idle, t, step):
     return nxt
 
 
-@njit(cache=True)
+@kernel
 def next_tick(cloud, policy, t, quiet, head, idle):
     """The next tick at which anything can change (``t + step`` unless the tick is ``quiet``)."""
     scalars, queue, running, vms, jobs = (cloud.scalars, cloud.queue, cloud.running, cloud.vms,
@@ -96,7 +96,7 @@ def next_tick(cloud, policy, t, quiet, head, idle):
     return max(nxt, t + step)
 
 
-@njit(cache=True)
+@kernel
 def finish_without_ticking(cloud, t):
     """Finish a run whose queue is empty and that takes no more arrivals, without ticking: what
     the loop would do from here (no lease: every target is 0; each VM released on the first tick

@@ -22,6 +22,7 @@ from numba import njit
 
 from mopt.cloud import policies
 from mopt.cloud.billing import HOUR, billed_hours, release_due
+from mopt.cloud.kernels import kernel
 from mopt.cloud.layout import (
     J_EST,
     J_N,
@@ -69,7 +70,7 @@ __all__ = ["arrivals", "completions", "refresh_predictions", "rank_jobs", "count
            "select_vms", "start_jobs", "release_at_paid_hour", "charge_leased"]
 
 
-@njit(cache=True)
+@kernel
 def arrivals(cloud, t):
     """Jobs submitted by ``t`` join the queue (unless the run takes no more arrivals)."""
     scalars, queue, jobs = cloud.scalars, cloud.queue, cloud.jobs
@@ -90,7 +91,7 @@ def arrivals(cloud, t):
     scalars[S_NQ] = nq
 
 
-@njit(cache=True)
+@kernel
 def completions(cloud, t):
     """Jobs ending by ``t`` complete: their VMs go idle and their users' histories (for predicted
     runtimes; keyed by submission order) record them. A job outside the trace (an online
@@ -111,7 +112,7 @@ def completions(cloud, t):
                 record_finished(history, user, float(j), jobs[j, J_RUN])
 
 
-@njit(cache=True)
+@kernel
 def refresh_predictions(cloud):
     """With predicted runtimes, each queued job's estimate from its user's history as it is now."""
     scalars, queue = cloud.scalars, cloud.queue
@@ -121,7 +122,7 @@ def refresh_predictions(cloud):
                                            queue[i, Q_RUN])
 
 
-@njit(cache=True)
+@kernel
 def rank_jobs(cloud, job_selection, t, priority):
     """Job selection: each queued job's priority into ``priority``; returns the head (the first of
     the highest, in arrival order)."""
@@ -135,7 +136,7 @@ def rank_jobs(cloud, job_selection, t, priority):
     return head
 
 
-@njit(cache=True)
+@kernel
 def count_vms(cloud, t):
     """``(idle, booting)``: leased VMs up and running nothing, and VMs not up yet."""
     vms = cloud.vms
@@ -149,7 +150,7 @@ def count_vms(cloud, t):
     return idle, booting
 
 
-@njit(cache=True)
+@kernel
 def provision(cloud, provisioning, t, head, idle, booting):
     """Lease the VMs the provisioning policy asks for at ``t`` (appended in lease order, up after
     the boot delay); returns how many."""
@@ -237,7 +238,7 @@ def start_jobs(cloud, vm_selection, t, priority, idle, out_start):
     return idle, n_started
 
 
-@njit(cache=True)
+@kernel
 def release_at_paid_hour(cloud, provisioning, t):
     """Release the idle VMs whose paid hour ends in [t, t + step) (JSSPP), as many as the policy
     allows (StartUp none, ODG a few); each is charged its started hours. Returns how many."""
@@ -255,15 +256,16 @@ def release_at_paid_hour(cloud, provisioning, t):
             scalars[S_PAID] += billed_hours(t, lease) * HOUR
             released += 1
         else:
-            if k != v:
-                vms[k, :] = vms[v, :]
+            if k != v:  # compact the table, keeping lease order
+                for c in range(vms.shape[1]):
+                    vms[k, c] = vms[v, c]
             k += 1
     scalars[S_NV] = k
     policies.after_release(provisioning, scalars, released)
     return released
 
 
-@njit(cache=True)
+@kernel
 def charge_leased(cloud, t):
     """The end of a run: charge every VM still leased up to its next hourly boundary."""
     scalars = cloud.scalars

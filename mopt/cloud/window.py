@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mopt.cloud.kernels import kernel
 from mopt.cloud.layout import (
     PREDICTED,
     Q_EST,
@@ -45,7 +46,7 @@ from mopt.workloads.prediction import predict_sc13
 __all__ = ["start_window", "compact_running"]
 
 
-@njit(cache=True)
+@kernel
 def start_window(cloud):
     """Turn ``cloud`` (a copy) into the start of an online simulation (module docstring)."""
     scalars, queue, running, vms, jobs = (cloud.scalars, cloud.queue, cloud.running, cloud.vms,

@@ -49,13 +49,18 @@ __all__ = ["NEWEST_KEY", "OLDER_KEY", "NEWEST_RUN", "OLDER_RUN", "new_history", 
 
 NEWEST_KEY, OLDER_KEY, NEWEST_RUN, OLDER_RUN = range(4)
 
-
-def new_history(n_users: int) -> np.ndarray:
-    """An empty history for ``n_users`` users (at least one row)."""
-    return np.full((max(int(n_users), 1), 4), -1.0)
+#: the predictors run inside the simulators' steps, compiled like them without reference counting
+#: (they allocate nothing; why: :mod:`mopt.cloud.kernels`)
+_kernel = njit(cache=True, _nrt=False)
 
 
 @njit(cache=True)
+def new_history(n_users):
+    """An empty history for ``n_users`` users (at least one row)."""
+    return np.full((max(n_users, 1), 4), -1.0)
+
+
+@_kernel
 def record_finished(history, user, key, runtime):
     """A job of ``user`` with order ``key`` finished after ``runtime`` s: keep the user's two
     finished jobs with the largest keys."""
@@ -69,7 +74,7 @@ def record_finished(history, user, key, runtime):
         history[user, OLDER_RUN] = runtime
 
 
-@njit(cache=True)
+@_kernel
 def recent_mean(history, user):
     """``(known, mean)``: how many of the user's two recent jobs are known (0, 1 or 2) and the
     mean of their runtimes (the one runtime if one, 0.0 if none)."""
@@ -80,7 +85,7 @@ def recent_mean(history, user):
     return 0, 0.0
 
 
-@njit(cache=True)
+@_kernel
 def predict_sc13(history, user, req, run):
     """SC13's predicted runtime of a job of ``user`` (-1: unknown) asking ``req`` s (<= 0: no
     request) that really runs ``run`` s: the recent mean capped at ``req``; without a finished
@@ -95,7 +100,7 @@ def predict_sc13(history, user, req, run):
     return guess
 
 
-@njit(cache=True)
+@_kernel
 def predict_koala(history, user, req, finished_mean):
     """KOALA-C's predicted runtime of a job of ``user`` asking ``req`` s: the recent mean; without
     a finished job, ``req`` if positive, else ``finished_mean`` (all jobs finished so far)."""
