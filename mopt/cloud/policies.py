@@ -2,7 +2,9 @@
 
 A :class:`Policy` is a triple (provisioning, job selection, VM selection). Inside the compiled event
 loop (:mod:`mopt.cloud.engine`) each part is an integer code; the rules themselves are the small
-named functions below, compiled with Numba and called from the loop.
+named functions below, compiled with Numba and called from the loop, which never compares a code
+itself: it asks these functions (the target, how many VMs to lease and may release, a job's
+priority, a VM's key, whether the policy has a waiting threshold, ...).
 
 Provisioning (target / supply; leases ``clamp(target - supply, 0, C - L)`` each tick):
 
@@ -35,6 +37,7 @@ import math
 from numba import njit
 
 from mopt.cloud.billing import HOUR, paid_until
+from mopt.cloud.layout import Q_EST, Q_N, Q_SUB, S_CAP, S_ODG_LEASE, S_ODG_RELEASE
 from mopt.core.errors import InputError
 
 __all__ = ["PROVISIONING", "JOB_SELECTION", "VM_SELECTION", "RUNTIMES", "Policy", "sc13_policies"]
@@ -179,27 +182,104 @@ def provisioning_target(code, queue, nq, now, head, boot_delay):
     total = 0.0
     if code == ODM:
         for i in range(nq):
-            total = max(total, queue[i, 5])
+            total = max(total, queue[i, Q_N])
     elif code == ODE:
         work = 0.0
         for i in range(nq):
-            work += queue[i, 5] * queue[i, 3]
+            work += queue[i, Q_N] * queue[i, Q_EST]
         total = float(math.ceil(work / HOUR))
         if nq > 0:
-            total = max(total, queue[head, 5])  # the guard (ours)
+            total = max(total, queue[head, Q_N])  # the guard (ours)
     elif code == ODX:
         for i in range(nq):
-            if odx_urgent(now - queue[i, 1], queue[i, 3]):
-                total += queue[i, 5]
+            if odx_urgent(now - queue[i, Q_SUB], queue[i, Q_EST]):
+                total += queue[i, Q_N]
     elif code == ODW:
         w = odw_wait(boot_delay)
         for i in range(nq):
-            if now - queue[i, 1] > w:
-                total += queue[i, 5]
+            if now - queue[i, Q_SUB] > w:
+                total += queue[i, Q_N]
     else:  # StartUp, ODS, ODA, ODB, ODG
         for i in range(nq):
-            total += queue[i, 5]
+            total += queue[i, Q_N]
     return total, code == ODB
+
+
+@njit(cache=True)
+def vms_to_lease(code, scalars, target, supply, room):
+    """VMs to lease this tick: clamp(target - supply, 0, room). ODG: 1, 2, 4, ... while demand is
+    unmet (doubling after each tick that leased, back to 1 on a tick where it is met; ours);
+    unmet demand also resets ODG's release allowance to 1."""
+    if code == ODG:
+        if target > supply:
+            new = min(scalars[S_ODG_LEASE], room)
+            scalars[S_ODG_RELEASE] = 1.0
+            if new > 0:
+                scalars[S_ODG_LEASE] = min(2.0 * scalars[S_ODG_LEASE], scalars[S_CAP])
+        else:
+            new = 0.0
+            scalars[S_ODG_LEASE] = 1.0
+        return new
+    return min(max(target - supply, 0.0), room)
+
+
+@njit(cache=True)
+def no_demand(scalars):
+    """Ticks skipped with an empty queue had no demand: ODG's lease size is back to 1 (kept under
+    every policy, as a portfolio may switch to ODG)."""
+    scalars[S_ODG_LEASE] = 1.0
+
+
+@njit(cache=True)
+def release_allowance(code, scalars):
+    """How many releasable idle VMs may go this tick: none under StartUp (never before the end of
+    the workload), ODG's allowance (1, 2, 4, ...), else all."""
+    if code == STARTUP:
+        return 0.0
+    if code == ODG:
+        return scalars[S_ODG_RELEASE]
+    return math.inf
+
+
+@njit(cache=True)
+def after_release(code, scalars, released):
+    """ODG doubles its release allowance after a tick that released."""
+    if code == ODG and released > 0:
+        scalars[S_ODG_RELEASE] = 2.0 * scalars[S_ODG_RELEASE]
+
+
+@njit(cache=True)
+def releases_idle_vms(code) -> bool:
+    """Whether idle VMs are released at their paid hour before the end (all but StartUp)."""
+    return code != STARTUP
+
+
+@njit(cache=True)
+def releases_all_at_paid_hour(code) -> bool:
+    """Whether every idle VM goes at its paid hour (not StartUp, which keeps them, nor ODG, which
+    releases a few per tick): the loop may then finish an empty queue in one step."""
+    return code != STARTUP and code != ODG
+
+
+@njit(cache=True)
+def has_waiting_threshold(code) -> bool:
+    """Whether a queued job starts to count towards the target after a wait (ODX, ODW)."""
+    return code == ODX or code == ODW
+
+
+@njit(cache=True)
+def waiting_threshold(code, est, boot_delay):
+    """The wait after which a queued job counts: ODX max(t, 10) (its bounded slowdown then exceeds
+    2), ODW's W (:func:`odw_wait`)."""
+    if code == ODX:
+        return max(est, 10.0)
+    return odw_wait(boot_delay)
+
+
+@njit(cache=True)
+def target_follows_head(code) -> bool:
+    """Whether the target depends on which job heads the queue (ODE's guard n_head)."""
+    return code == ODE
 
 
 @njit(cache=True)
@@ -213,6 +293,22 @@ def fit_leftover(lease: float, now: float, t: float) -> float:
     """ℓ_v = (r_v - t_j) mod 3600: what is left of the VM's last paid hour after running the job."""
     x = paid_left(lease, now) - t
     return x - HOUR * math.floor(x / HOUR)
+
+
+@njit(cache=True)
+def in_lease_order(code) -> bool:
+    """Whether the VM selection takes idle VMs in lease order (FirstFit)."""
+    return code == FIRSTFIT
+
+
+@njit(cache=True)
+def vm_key(code, lease, now, t):
+    """BestFit / WorstFit's key of an idle VM for a job of runtime ``t`` (smallest first):
+    ℓ_v (BestFit) or -ℓ_v (WorstFit)."""
+    key = fit_leftover(lease, now, t)
+    if code == WORSTFIT:
+        return -key
+    return key
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ Which candidates are simulated is SC13's time-constrained Algorithm 1
 selection, λ = 0.6; with Δ >= the portfolio's size every policy is simulated every time (JSSPP).
 
 Choices that are ours: before the first selection the first policy of the portfolio is active; the
-online simulations of one selection run in one compiled call (:func:`mopt.cloud.engine.online_scores`)
+online simulations of one selection run in one compiled call (:func:`mopt.cloud.online.online_scores`)
 and touch only the live queue, running jobs and VMs, and finish in one step once the last queued
 job has started (the VMs' releases are then known: tested against ticking on); a one-policy portfolio never selects.
 """

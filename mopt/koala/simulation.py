@@ -17,7 +17,7 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_number
 from mopt.core.random import SeedLike, resolve_seed
-from mopt.koala.engine import run_engine
+from mopt.koala.engine import QueueTable, SiteTable, Workload, run_engine
 from mopt.koala.environment import KINDS, Environment, offered_load
 from mopt.koala.policies import Policy
 
@@ -148,14 +148,14 @@ def simulate(jobs, policy: Policy, environment: Environment, *, step: float = 30
     return _result(table, out, policy.name, environment, short_limit)
 
 
-def _site_arrays(env: Environment):
+def _site_table(env: Environment) -> SiteTable:
     sites = env.sites
-    return (np.array([KINDS.index(s.kind) for s in sites], dtype=np.int64),
-            np.array([s.size for s in sites], dtype=np.int64),
-            np.array([s.minimum for s in sites], dtype=np.int64),
-            np.array([s.price for s in sites], dtype=float),
-            np.array([s.boot for s in sites], dtype=float),
-            np.array([s.idle_release for s in sites], dtype=float))
+    return SiteTable(np.array([KINDS.index(s.kind) for s in sites], dtype=np.int64),
+                     np.array([s.size for s in sites], dtype=np.int64),
+                     np.array([s.minimum for s in sites], dtype=np.int64),
+                     np.array([s.price for s in sites], dtype=float),
+                     np.array([s.boot for s in sites], dtype=float),
+                     np.array([s.idle_release for s in sites], dtype=float))
 
 
 def _check_fits(table: pd.DataFrame, queues, env: Environment, entry: np.ndarray) -> None:
@@ -181,12 +181,14 @@ def _check_fits(table: pd.DataFrame, queues, env: Environment, entry: np.ndarray
 def run_table(table: pd.DataFrame, queues, env: Environment, entry: np.ndarray, step: float):
     """The engine's raw output for a :func:`job_table` (no checks; see :func:`run_engine`)."""
     ptr, idx = queues.flat()
-    return run_engine(
-        table["submit"].to_numpy(float), table["size"].to_numpy(np.int64), table["runtime"].to_numpy(float),
-        table["user"].to_numpy(np.int64), table["req_time"].to_numpy(float), entry.astype(np.int64),
-        int(table["user"].max()) + 1, *_site_arrays(env), ptr, idx, queues.limit.astype(float),
-        queues.next.astype(np.int64), queues.order.astype(np.int64), queues.select.astype(np.int64),
-        bool(queues.blocking), float(step))
+    work = Workload(table["submit"].to_numpy(float), table["size"].to_numpy(np.int64),
+                    table["runtime"].to_numpy(float), table["user"].to_numpy(np.int64),
+                    table["req_time"].to_numpy(float), entry.astype(np.int64),
+                    int(table["user"].max()) + 1)
+    rules = QueueTable(ptr, idx, queues.limit.astype(float), queues.next.astype(np.int64),
+                       queues.order.astype(np.int64), queues.select.astype(np.int64),
+                       bool(queues.blocking))
+    return run_engine(work, _site_table(env), rules, float(step))
 
 
 def _result(table, out, name, env: Environment, short_limit: float) -> KoalaRun:
