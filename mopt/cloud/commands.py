@@ -1,26 +1,18 @@
-"""The cloud family's commands: ``mopt simulate`` (here) and ``mopt portfolio``
-(:mod:`mopt.cloud.portfolio_command`), registered through the family's
-:class:`~mopt.core.family.Family` (:func:`add_parsers`)."""
+"""``mopt simulate`` and the option checks it shares with ``mopt portfolio``
+(:mod:`mopt.cloud.portfolio_command`); both are registered by the family's ``add_parsers``
+(:mod:`mopt.cloud.family`)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-__all__ = ["add_parsers", "run", "check_cloud_options", "named_policy"]
+__all__ = ["add_simulate", "check_cloud_options", "named_policy", "run"]
 
 #: the largest exponent of U accepted on the command line (ours): (R_J/R_V)^α of a half-used cloud
 #: underflows to 0 from α ≈ 1075 on, and every U with it (the portfolio's gain over a constituent
 #: becomes 0/0)
 MAX_EXPONENT = 100.0
-
-
-def add_parsers(sub, run_options) -> None:
-    """Add the family's commands (``simulate``, ``portfolio``) to ``sub``."""
-    from mopt.cloud import portfolio_command
-
-    add_simulate(sub, run_options)
-    portfolio_command.add_parser(sub, run_options)
 
 
 def add_simulate(sub, run_options) -> argparse.ArgumentParser:

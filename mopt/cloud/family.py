@@ -7,14 +7,23 @@ from __future__ import annotations
 
 from mopt.core.family import Family, Objective
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "add_parsers"]
+
+
+def add_parsers(sub, run_options) -> None:
+    """Add the family's commands, ``simulate`` and ``portfolio``, to ``sub``."""
+    from mopt.cloud import commands, portfolio_command
+
+    commands.add_simulate(sub, run_options)
+    portfolio_command.add_parser(sub, run_options)
+
 
 FAMILY = Family(
     name="cloud",
     description="leased VMs for a stream of parallel jobs: policies and portfolio scheduling (SC13, JSSPP)",
     scenario="mopt.cloud.scenario:parse",
     keys="mopt.cloud.scenario:KEYS",
-    commands="mopt.cloud.commands:add_parsers",
+    commands="mopt.cloud.family:add_parsers",
     objectives={"bsd": Objective("mean bounded slowdown"), "vm_hours": Objective("charged VM-hours", "h")},
     examples=("examples/portfolio_mix.toml",),
     package="mopt.cloud",
