@@ -497,11 +497,17 @@ def test_fuzz_long_plain_number(fuzz_path, base, data, bad):
     line, field = bad
     token = line.split()[field]
     position = data.draw(st.integers(0, len(lines)))
-    if np.isfinite(float(token)):
+    from mopt.workloads.swf import _TIME_COLUMNS, MAX_TIME
+
+    column = SWF_COLUMNS[field]
+    if np.isfinite(float(token)) and column in _TIME_COLUMNS and abs(float(token)) > MAX_TIME:
+        # a finite time beyond every trace reader's bound: refused with its line and field
+        _check_bad(fuzz_path, lines, position, line, f"field {field + 1} ({column!r}) must be at most 1e+12 s")
+    elif np.isfinite(float(token)):
         lines.insert(position, line)
         fuzz_path.write_text("\n".join(lines) + "\n")
         df = read_swf(fuzz_path)
-        assert float(token) in df[SWF_COLUMNS[field]].to_numpy(dtype=float)
+        assert float(token) in df[column].to_numpy(dtype=float)
     else:
         _check_bad(fuzz_path, lines, position, line, f"field {field + 1} ({SWF_COLUMNS[field]!r}) is out of range")
 
