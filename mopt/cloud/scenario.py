@@ -66,7 +66,7 @@ KEYS = {
     "cloud": Section(
         "The cloud the portfolio runs on (default SC13's).",
         {
-            "boot_delay": Key("seconds before a leased VM is usable", type="number in [0, 1e12] [s]",
+            "boot_delay": Key("seconds before a leased VM is usable", type="seconds, a number in [0, 1e12]",
                               default="120"),
             "max_vms": Key("the cap on leased VMs (also the widest job kept)", type="integer in [1, 100,000]",
                            default="256"),
