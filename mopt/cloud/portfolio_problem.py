@@ -81,14 +81,14 @@ class PortfolioProblem(StochasticProblem):
     def __init__(self, jobs="KTH-SP2", *, workload: str = "trace", window: int = 200,
                  patterns=None, period: int = 1, boot_delay: float = 120.0, max_vms: int = 256,
                  kappa: float = 100.0, n_reps: int = 10, seed: int = 0):
-        from mopt.workloads import PATTERNS, load_trace
+        from mopt.workloads import PATTERNS, traces
 
         if workload not in WORKLOADS:
             raise InputError(f"'workload' must be one of {', '.join(WORKLOADS)}; got {workload!r}.")
         self.max_vms = check_int("max_vms", max_vms, low=1)
         if isinstance(jobs, str):
             self.trace = jobs
-            jobs = load_trace(jobs, size_limit=self.max_vms)
+            jobs = traces.load_trace(jobs, size_limit=self.max_vms)
         elif isinstance(jobs, pd.DataFrame):
             self.trace = jobs.attrs.get("trace", "jobs")
         else:
