@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mopt.core.errors import InputError, check_number
+from mopt.core.random import SeedLike, resolve_seed
 from mopt.koala.engine import QueueTable, SiteTable, Workload, run_engine
 from mopt.koala.environment import KINDS, Environment, offered_load
 from mopt.koala.policies import Policy
-from mopt.core.errors import InputError, check_number
-from mopt.core.random import SeedLike, resolve_seed
 
 __all__ = ["simulate", "KoalaRun", "job_table", "DEFAULT_SHORT_LIMIT", "BOUNDED_TAU"]
 
