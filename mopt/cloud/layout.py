@@ -39,8 +39,6 @@ R_ID, R_START, R_END, R_N, R_EST, R_REQ, R_ACTIVE = range(7)
 (S_CLOCK, S_BUSY, S_PAID, S_BSD, S_STARTED, S_ODG_LEASE, S_ODG_RELEASE, S_NQ, S_NV, S_NEXT,
  S_ARRIVALS, S_STEP, S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN, S_TICKS) = range(18)
 N_SCALARS = 18
-#: the earlier names of ODG's counters: its next lease size and its release allowance
-S_G, S_RG = S_ODG_LEASE, S_ODG_RELEASE
 #: runtime variants (``S_MODE``), positions in :data:`mopt.cloud.policies.RUNTIMES`
 ACTUAL, USER, PREDICTED = range(3)
 
