@@ -19,6 +19,10 @@ A simulation is a :class:`Cloud`: five state arrays, modified in place, and the 
     bounded slowdown and their count), ODG's counters, the counts of queued jobs, leased VMs and
     running jobs, the next arrival, whether arrivals are still taken, the parameters (tick step,
     boot delay, cap on VMs, runtime variant), whether the run is done, and the ticks visited.
+
+The column indices are compiled into the steps as constants, and Numba's cache checks only the
+source file of each cached function: after changing an index here (or in
+:mod:`mopt.cloud.leasing`), clear the cache (``find mopt -name '*.nb[ic]' -delete``).
 """
 
 from __future__ import annotations
