@@ -19,6 +19,10 @@ A simulation is a :class:`Cloud`: five state arrays, modified in place, and the 
     bounded slowdown and their count), ODG's counters, the counts of queued jobs, leased VMs and
     running jobs, the next arrival, whether arrivals are still taken, the parameters (tick step,
     boot delay, cap on VMs, runtime variant), whether the run is done, and the ticks visited.
+
+The column indices are compiled into the steps as constants, and Numba's cache checks only the
+source file of each cached function: after changing an index here (or in
+:mod:`mopt.cloud.leasing`), clear the cache (``find mopt -name '*.nb[ic]' -delete``).
 """
 
 from __future__ import annotations
@@ -39,8 +43,6 @@ R_ID, R_START, R_END, R_N, R_EST, R_REQ, R_ACTIVE = range(7)
 (S_CLOCK, S_BUSY, S_PAID, S_BSD, S_STARTED, S_ODG_LEASE, S_ODG_RELEASE, S_NQ, S_NV, S_NEXT,
  S_ARRIVALS, S_STEP, S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN, S_TICKS) = range(18)
 N_SCALARS = 18
-#: the earlier names of ODG's counters: its next lease size and its release allowance
-S_G, S_RG = S_ODG_LEASE, S_ODG_RELEASE
 #: runtime variants (``S_MODE``), positions in :data:`mopt.cloud.policies.RUNTIMES`
 ACTUAL, USER, PREDICTED = range(3)
 

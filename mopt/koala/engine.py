@@ -14,6 +14,8 @@ ticks where something happens. At each tick, in this order:
    (:mod:`mopt.koala.queueing`), a job to the first site of its queue with room (or the next in
    round-robin order; :mod:`mopt.koala.sites`).
 
+The next tick is the one of the :func:`next_event`.
+
 A cluster job starts at the tick. A cloud job takes idle VMs, leases the shortfall and starts when
 all its VMs are up. The engine does not know which policy it runs: a policy is its queues
 (:class:`~mopt.koala.tables.QueueTable`). Runtime prediction is :mod:`mopt.workloads.prediction`'s,
@@ -33,7 +35,8 @@ from numba import njit
 from mopt.cloud.billing import release_due  # noqa: F401 - the release rule (mopt.koala.sites), re-exported
 from mopt.cloud.kernels import inlined_kernel, kernel
 from mopt.koala import heap
-from mopt.koala.queueing import FCFS, compact, join, next_job, order_keys
+from mopt.koala.policies import FCFS
+from mopt.koala.queueing import compact, join, next_job, order_keys
 from mopt.koala.sites import (
     acquire,
     charge_still_leased,
@@ -160,31 +163,37 @@ def serve(state, work, sites, queues, q, t):
 
 
 @kernel
+def next_event(state, work, next_release):
+    """The earliest time at which something happens: a VM falls due for release, a job arrives,
+    or a run ends (inf: nothing will)."""
+    nxt = next_release
+    a = state.counts[C_ARRIVED]
+    if a < work.submit.shape[0] and work.submit[a] < nxt:
+        nxt = work.submit[a]
+    if state.counts[C_RUNNING] > 0 and state.heap_time[0] < nxt:
+        nxt = state.heap_time[0]
+    return nxt
+
+
+@kernel
 def run_ticks(state, work, sites, queues, step):
     """Simulate one policy over one trace from ``state`` (module docstring); returns ``(last tick,
     status)``, status 1 if jobs were left that fit nowhere."""
-    n = work.submit.shape[0]
     t0 = work.submit[0]
     t = t0
     while True:
-        changed = end_runs(state, work, sites, queues, t)
-        if state.counts[C_DONE] == n:
+        changed = end_runs(state, work, sites, queues, t)  # 1.
+        if state.counts[C_DONE] == work.submit.shape[0]:
             return t, 0
-        changed = arrivals(state, work, t) or changed
-        next_release = release_idle_vms(state, sites, t, step)
-        if changed:
+        changed = arrivals(state, work, t) or changed  # 2.
+        next_release = release_idle_vms(state, sites, t, step)  # 3.
+        if changed:  # 4.
             for q in range(queues.limit.shape[0]):
                 serve(state, work, sites, queues, q, t)
-        # the next tick where something happens
-        nxt = next_release
-        a = state.counts[C_ARRIVED]
-        if a < n and work.submit[a] < nxt:
-            nxt = work.submit[a]
-        if state.counts[C_RUNNING] > 0 and state.heap_time[0] < nxt:
-            nxt = state.heap_time[0]
+        nxt = next_event(state, work, next_release)
         if nxt == math.inf:
             return t, 1  # jobs wait that fit nowhere, and nothing will change
-        t_next = t0 + math.ceil((nxt - t0) / step) * step
+        t_next = t0 + math.ceil((nxt - t0) / step) * step  # the tick of the next event
         t = t_next if t_next > t else t + step
 
 

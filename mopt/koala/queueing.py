@@ -11,13 +11,12 @@ or stops the scan of its queue when ``blocking``.
 from __future__ import annotations
 
 from mopt.cloud.kernels import kernel
+from mopt.koala.policies import BY_PREDICTED, BY_RUNTIME
 from mopt.koala.tables import BIG, C_DONE, T_FINISHED_RUNTIME
 from mopt.workloads.prediction import predict_koala
 
 __all__ = ["join", "order_keys", "next_job", "compact"]
 
-#: queue orders (codes of :mod:`mopt.koala.policies`)
-FCFS, BY_PREDICTED, BY_RUNTIME, BY_SLOWDOWN = 0, 1, 2, 3
 
 
 @kernel

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 
-
 from mopt.cloud.billing import billed_hours, paid_until, release_due
 from mopt.cloud.kernels import kernel
 from mopt.cloud.leasing import (
@@ -32,6 +31,7 @@ from mopt.cloud.leasing import (
     is_idle,
     lease_vm,
 )
+from mopt.koala.policies import ROUND_ROBIN
 from mopt.koala.tables import (
     CLUSTER,
     PRIVATE,
@@ -44,8 +44,6 @@ from mopt.koala.tables import (
 __all__ = ["room", "max_room", "choose_site", "take_vms", "acquire", "free_after_run",
            "release_idle_vms", "charge_still_leased"]
 
-#: site selection codes (:mod:`mopt.koala.policies`)
-FIRST_FIT, ROUND_ROBIN = 0, 1
 
 
 @kernel

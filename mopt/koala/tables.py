@@ -8,6 +8,10 @@ functions as one struct.
 KOALA-C's VMs are rows of the table of :mod:`mopt.cloud.leasing` (lease, ready, slot = the job
 it runs, ``IDLE`` or ``UNLEASED``) plus :data:`V_IDLE_SINCE`; each cloud site has fixed rows
 ``vm_offset[s]`` to ``vm_offset[s + 1] - 1``, one per VM it may lease.
+
+The indices below are compiled into the steps as constants, and Numba's cache checks only the
+source file of each cached function: after changing one, clear the cache (``find mopt -name
+'*.nb[ic]' -delete``).
 """
 
 from __future__ import annotations
