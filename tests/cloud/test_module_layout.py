@@ -114,8 +114,9 @@ def test_no_import_circle_through_the_simulators():
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_modules_are_a_few_hundred_lines(package):
+    # the project's bound: a module over 500 lines wants a table of contents (STYLE 5)
     sizes = {m: len(p.read_text().splitlines()) for m, p in MODULES.items() if m.startswith(package)}
-    assert max(sizes.values()) <= 400, sizes
+    assert max(sizes.values()) <= 500, sizes
 
 
 def _names(module: str) -> set[str]:

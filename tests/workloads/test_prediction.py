@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from mopt.workloads.prediction import (
     recent_mean,
     record_finished,
 )
+from tests.helpers import fuzz
 
 
 def test_sc13_rule_by_hand():
