@@ -87,11 +87,11 @@ def chosen_line(stdout: str, label: str) -> list[str]:
 def assert_one_line_error(capsys, code: int, *fragments: str) -> str:
     """The command exited 2 with one line ``mopt: error: ...`` on stderr holding every fragment."""
     out = capsys.readouterr()
-    assert code == 2
+    assert code == 2, (code, out.err)
+    assert "Traceback" not in out.err and "Traceback" not in out.out
     lines = out.err.strip().splitlines()
     assert len(lines) == 1, out.err
     assert lines[0].startswith("mopt: error: "), lines[0]
-    assert "Traceback" not in out.err
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
     return lines[0]

@@ -35,7 +35,7 @@ from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.scenario import load_scenario
 from mopt.workloads.synthetic import PATTERNS
 from mopt.workloads.traces import TRACES, archive_name
-from tests.helpers import count_bad_input, fuzz, no_simulation
+from tests.helpers import assert_one_line_error, count_bad_input, fuzz, no_simulation
 from tests.strategies import (
     BARE_KEY,
     FINITE,
@@ -286,17 +286,6 @@ def nothing_simulated():
             mock.patch("mopt.cloud.portfolio_report.portfolio_versus", side_effect=fail):
         yield
 
-
-def assert_one_line_error(capsys, code, *fragments: str) -> str:
-    captured = capsys.readouterr()
-    assert code == 2, (code, captured.err)
-    assert "Traceback" not in captured.err and "Traceback" not in captured.out
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("mopt: error: "), lines[0]
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-    return lines[0]
 
 
 @fuzz(120)

@@ -31,7 +31,7 @@ from mopt.koala.environment import MAX_CHAINS
 from mopt.koala.problem import MAX_PUBLIC_CAP, MIN_LOAD, SITES
 from mopt.scenario import load_scenario
 from mopt.workloads.traces import archive_name
-from tests.helpers import count_bad_input, fuzz, no_simulation
+from tests.helpers import assert_one_line_error, count_bad_input, fuzz, no_simulation
 from tests.strategies import (
     BARE_KEY,
     FINITE,
@@ -283,17 +283,6 @@ def nothing_simulated():
                                      side_effect=AssertionError("bad input reached the simulator")):
         yield
 
-
-def assert_one_line_error(capsys, code, *fragments: str) -> str:
-    captured = capsys.readouterr()
-    assert code == 2, (code, captured.err)
-    assert "Traceback" not in captured.err and "Traceback" not in captured.out
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("mopt: error: "), lines[0]
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-    return lines[0]
 
 
 @fuzz(120)

@@ -28,7 +28,7 @@ from mopt.cli import main
 from mopt.scenario import load_scenario
 from mopt.vmc.space import MAX_CLASSES, MAX_THETA
 from mopt.vmc.workload import KINDS
-from tests.helpers import count_bad_input, fuzz, no_simulation
+from tests.helpers import assert_one_line_error, count_bad_input, fuzz, no_simulation
 from tests.strategies import (
     BARE_KEY,
     FINITE,
@@ -389,17 +389,6 @@ def nothing_simulated():
                                      side_effect=AssertionError("bad input reached the simulator")):
         yield
 
-
-def assert_one_line_error(capsys, code, *fragments: str) -> str:
-    captured = capsys.readouterr()
-    assert code == 2, (code, captured.err)
-    assert "Traceback" not in captured.err and "Traceback" not in captured.out
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("mopt: error: "), lines[0]
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-    return lines[0]
 
 
 @fuzz(150)
