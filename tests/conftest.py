@@ -18,6 +18,18 @@ NO_DOWNLOADS = "http://127.0.0.1:9/mopt-tests-download-no-traces"
 
 def pytest_configure(config):
     os.environ.setdefault("MOPT_TRACE_URL", NO_DOWNLOADS)
+    _hypothesis_profiles()
+
+
+def _hypothesis_profiles() -> None:
+    """The fuzzers draw the same examples on every run ("default": derandomized, so a CI run is
+    reproducible and a red run is a change's fault, not the draw's); ``MOPT_FUZZ=explore`` draws
+    fresh examples on each run, to hunt for new failures before a release."""
+    from hypothesis import settings
+
+    settings.register_profile("default", derandomize=True, database=None)
+    settings.register_profile("explore", derandomize=False)
+    settings.load_profile(os.environ.get("MOPT_FUZZ", "default"))
 
 
 def pytest_terminal_summary(terminalreporter):

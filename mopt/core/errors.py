@@ -106,6 +106,17 @@ def check_int(name: str, value, *, low: int | None = None, high: int | None = No
     return v
 
 
+def _holds_text(values) -> bool:
+    """Whether ``values`` is or holds (at any depth of lists and tuples) a str or bytes."""
+    if isinstance(values, (str, bytes)):
+        return True
+    if isinstance(values, (list, tuple)):
+        return any(_holds_text(v) for v in values)
+    dtype = getattr(values, "dtype", None)
+    return dtype is not None and dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in
+                                                          getattr(values, "flat", ()))
+
+
 def check_array(name: str, values, *, ndim: int, shape: tuple | None = None, allow_inf: bool = False,
                 nonnegative: bool = False):
     """``values`` as a non-empty float array of ``ndim`` dimensions (and ``shape`` if given), with no
@@ -121,6 +132,8 @@ def check_array(name: str, values, *, ndim: int, shape: tuple | None = None, all
     import numpy as np
 
     kind = "sequence" if ndim == 1 else "table"
+    if _holds_text(values):  # numpy would read "0" as 0.0: a quoted number is a mistake worth naming
+        raise InputError(f"'{name}' must be a {ndim}-d {kind} of numbers, not text; got {values!r}.")
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
