@@ -45,6 +45,7 @@ from mopt.cloud.layout import (
     DONE,
     J_SUB,
     N_SCALARS,
+    Q_N,
     S_ARRIVALS,
     S_BOOT,
     S_BSD,
@@ -105,9 +106,11 @@ def run_ticks(cloud, policy, until, period, out_start, fast):
         leased = provision(cloud, policy.provisioning, t, head, idle, booting)
         idle, booting = count_vms(cloud, t)
         started = 0
+        waiting = int(cloud.queue[head, Q_N]) if scalars[S_NQ] > 0 else 0
         if scalars[S_NQ] > 0 and idle > 0:
-            idle, started = start_jobs(cloud, policy.vm_selection, t, priority, idle, out_start)
-        released = release_at_paid_hour(cloud, policy.provisioning, t)
+            idle, started, waiting = start_jobs(cloud, policy.vm_selection, t, priority, idle,
+                                                out_start)
+        released = release_at_paid_hour(cloud, policy.provisioning, t, waiting)
         nq = int(scalars[S_NQ])
         no_more = scalars[S_ARRIVALS] == 0 or scalars[S_NEXT] >= cloud.jobs.shape[0]
         if no_more and nq == 0 and scalars[S_NRUN] == 0:

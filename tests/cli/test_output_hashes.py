@@ -8,6 +8,10 @@ that claims "same results".  Do not update a hash to make this test pass: a diff
 different results.  (They were recorded with Python 3.11, numpy 2.4, pandas 3.1 and numba 0.68;
 a dependency upgrade that changes float formatting or arithmetic could also change them.)
 
+Changed on purpose since, each with its reason: ``simulate-capped`` and ``portfolio`` by the
+cloud simulator's release rule that keeps the VMs a waiting head needs (issue #21's livelock; in
+``portfolio`` one constituent's U moved from 25.16 to 25.15, the portfolio's row is unchanged).
+
 Every case was run twice when the hashes were recorded and wrote the same bytes both times; no
 written CSV holds a timestamp, a wall time or a path, so the files are hashed as written.
 ``vmc``'s ``overhead`` column is simulated search time (3 ms per replication), not wall time.
@@ -81,14 +85,14 @@ CASES = {
         ["simulate", "--trace", "{swf}", "--policy", "ODX-UNICEF-BestFit", "--max-vms", "48",
          "--boot-delay", "240", "--runtime", "user", "--out", "{tmp}/jobs.csv", "--quiet"],
         False,
-        {"jobs.csv": "1c7433d35cd94d930a547b9d0c0c67f629d6dba728996607f1dbe1251366b517"},
+        {"jobs.csv": "b2e990c803b720adb8848c1684268321d3c6b875d7625b6e7fc4ce492f84a2c8"},
     ),
     "portfolio": (  # the default sc13 portfolio (60 policies), the first 500 jobs
         ["portfolio", "--trace", TRACE, "--max-jobs", "500", "--seed", "1", "--out", "{tmp}/pf",
          "--quiet"],
         True,
         {
-            "pf/portfolio.csv": "a95869ba36f5760e1b4911bd2c89a0bdd1ab63744e5d177f88403989cd8fb247",
+            "pf/portfolio.csv": "2312aabf7cdc391319d4f436ae64c16ad1440c7b78990e0c2493091a0a8e63c4",
             "pf/selections.csv": "d38e20a62362379e28e9d2e8dc84f5ea77be9bfdc9acc429bb3772dcefbef4e0",
         },
     ),

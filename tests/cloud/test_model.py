@@ -76,3 +76,58 @@ def test_engine_matches_model_on_real_trace_slice():
     for policy, runtime in (("ODA-UNICEF-FirstFit", "actual"), ("ODE-LXF-BestFit", "predicted"),
                             ("ODB-WFP3-WorstFit", "user")):
         _check(df, policy, runtime, max_vms=64)
+
+
+def test_a_head_as_wide_as_the_cap_starts_once_the_busy_vms_are_done():
+    # Issue #21's livelock, by hand (ODA-FCFS-FirstFit, cap 16, 240 s boots, 20 s ticks). Job k
+    # (k = 0..15, one VM, 4,000 s) is submitted at 220·k: each leases its own VM at 220·k (the queue
+    # wants one more than is idle or booting), which is up at 220·k + 240, when job k starts; it
+    # ends at 220·k + 4,240. Job 16 (16 VMs, the cap, 100 s) is submitted at 3,520 and waits. The
+    # VMs' paid hours end at 220·k + 3,600·m: VMs 0 and 1 reach 7,200 and 7,420 idle, before job 15
+    # ends (7,540). Releasing them (JSSPP's rule alone) would lease them again, booting, and the
+    # head would wait for its 16 VMs to be up at once (here until 10,760; on KTH-SP2's first 1,974
+    # jobs, for ever). Ours: no release leaves fewer VMs up than the waiting head needs, so job 16
+    # starts at 7,540. It ends at 7,640; then each VM goes at its next paid-hour end: VMs 2..15 at
+    # 220·k + 7,200 (2 hours each), VMs 0 and 1, kept past 7,200 and 7,420, at 10,800 and 11,020
+    # (3 hours each): 14·2 + 2·3 = 34 VM-hours.
+    n = 16
+    df = pd.DataFrame({"submit_time": [220 * k for k in range(n)] + [3520],
+                       "run_time": [4000] * n + [100], "n_procs": [1] * n + [n],
+                       "req_time": -1, "user_id": 0})
+    run = simulate(df, "ODA-FCFS-FirstFit", boot_delay=240, max_vms=n)
+    assert run.jobs["start"].tolist() == [220.0 * k + 240 for k in range(n)] + [7540.0]
+    assert run.summary["R_V"] == 34 * 3600
+    _check(df, "ODA-FCFS-FirstFit", "actual", boot_delay=240, max_vms=n)
+
+
+def wide_trace(seed: int, cap: int, n: int = 16, span: int = 12_000) -> pd.DataFrame:
+    # many jobs as wide as the cap or nearly, long enough that paid hours end while they wait
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.integers(0, span, n)),
+        "run_time": rng.integers(1, 6000, n), "n_procs": rng.integers(cap - 1, cap + 1, n).clip(1),
+        "req_time": -1, "user_id": rng.integers(0, 3, n),
+    })
+
+
+@pytest.mark.parametrize("provisioning", PROVISIONING)
+def test_engine_matches_model_with_heads_as_wide_as_the_cap(provisioning):
+    # the release rule that keeps the waiting head's VMs, against the model, on every provisioning
+    # policy: 240 s boots and a cap of 3 or 5 VMs that most jobs fill
+    for k, policy in enumerate(p for p in POLICIES if p.startswith(provisioning + "-FCFS-")
+                               or p.startswith(provisioning + "-LXF-")):
+        cap = 3 + 2 * (k % 2)
+        _check(wide_trace(400 + k, cap), policy, "actual", boot_delay=240, max_vms=cap)
+
+
+@needs_traces("KTH-SP2")
+def test_kth_sp2_first_1974_jobs_finish_at_cap_64():
+    # issue #21: with the 1,974th job (64 processors, the cap) these never ended; 1,973 jobs: 0.8 s
+    from mopt.workloads import load_trace
+
+    df = load_trace("KTH-SP2", size_limit=64)
+    first = df[df["job_id"] <= 1988]  # the trace's first 1,974 records (jobs 15..1988), cleaned
+    assert first["n_procs"].iloc[-1] == 64
+    for provisioning in ("ODA", "ODB", "ODS"):
+        run = simulate(first, f"{provisioning}-FCFS-FirstFit", boot_delay=240, max_vms=64)
+        assert run.jobs["start"].notna().all() and run.summary["n_jobs"] == len(first)

@@ -108,8 +108,10 @@ def run_model(jobs, policy, *, boot_delay=120.0, step=20.0, max_vms=256, runtime
             new = min(max(target - supply, 0), max_vms - len(vms))
         vms += [{"lease": t, "ready": t + boot_delay, "job": None} for _ in range(int(new))]
         idle = [vm for vm in vms if vm["ready"] <= t and vm["job"] is None]
+        waiting = 0  # the width of the head left waiting
         for job in order:  # strict head-of-line
             if job["n"] > len(idle):
+                waiting = job["n"]
                 break
             if vmsel != "FirstFit":  # stable sorts: ties stay in lease order
                 sign = 1.0 if vmsel == "BestFit" else -1.0
@@ -124,14 +126,17 @@ def run_model(jobs, policy, *, boot_delay=120.0, step=20.0, max_vms=256, runtime
             queue.remove(job)
         if prov != "StartUp":
             released = 0
+            up = sum(vm["ready"] <= t for vm in vms)
             for vm in list(vms):
                 hours = max(1, math.ceil((t - vm["lease"]) / HOUR))
                 free = vm["ready"] <= t and vm["job"] is None
-                if free and vm["lease"] + hours * HOUR < t + step and \
+                # (ours) never fewer VMs up (idle or busy) than the waiting head needs
+                if free and vm["lease"] + hours * HOUR < t + step and up > waiting and \
                         (prov != "ODG" or released < shrink):
                     paid += hours * HOUR
                     vms.remove(vm)
                     released += 1
+                    up -= 1
             if prov == "ODG" and released:
                 shrink *= 2
         if not pending and not queue and not running:
