@@ -34,6 +34,7 @@ Internal API (used by :func:`mopt.cloud.simulate` and by the portfolio scheduler
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from numba import njit
@@ -43,8 +44,10 @@ from mopt.cloud.billing import HOUR, release_due  # noqa: F401 - the steps' rule
 from mopt.cloud.layout import *  # noqa: F403 - the columns, re-exported for the loop's callers
 from mopt.cloud.layout import (
     DONE,
+    GROW,
     J_SUB,
     N_SCALARS,
+    PAUSED,
     Q_N,
     S_ARRIVALS,
     S_BOOT,
@@ -84,26 +87,39 @@ from mopt.cloud.steps import (
 from mopt.cloud.window import start_window
 from mopt.workloads.prediction import new_history
 
-__all__ = ["CloudState", "advance", "run_ticks", "job_table", "utility", "DONE", "SELECT", "UNTIL"]
+__all__ = ["CloudState", "advance", "run_ticks", "run_to_end", "grown", "job_table", "utility", "DONE",
+           "SELECT", "UNTIL"]
+
+#: rows of the VM and running-job tables at the start (they double as needed, up to the cap)
+FIRST_ROWS = 256
+#: seconds a compiled call of :meth:`CloudState.advance` lasts, about: signals wait no longer
+CALL_SECONDS = 0.1
+#: ticks of the first call (then sized from the pace)
+FIRST_BUDGET = 5000
 
 
 @njit(cache=True)
-def run_ticks(cloud, policy, until, period, out_start, fast):
+def run_ticks(cloud, policy, until, period, out_start, fast, max_ticks=-1):
     """Run ``cloud`` (a :class:`~mopt.cloud.layout.Cloud`, modified in place) under ``policy`` (a
-    :class:`~mopt.cloud.layout.PolicyCodes`) until DONE, SELECT or UNTIL (module docstring).
-    ``fast``: once the queue is empty and no job is to come, finish in one step
-    (:func:`~mopt.cloud.skipping.finish_without_ticking`; online simulations, whose per-job
-    history is not needed)."""
+    :class:`~mopt.cloud.layout.PolicyCodes`) until DONE, SELECT or UNTIL (module docstring), or
+    GROW (the VM table is full below the cap: grow it with :func:`grown` and call again) or
+    PAUSED (``max_ticks`` ticks run, if >= 0; call again). ``fast``: once the queue is empty and
+    no job is to come, finish in one step (:func:`~mopt.cloud.skipping.finish_without_ticking`;
+    online simulations, whose per-job history is not needed)."""
     scalars = cloud.scalars
     step = scalars[S_STEP]
     priority = np.empty(cloud.queue.shape[0])
+    ticks = 0
     while True:
         t = scalars[S_CLOCK]
-        scalars[S_TICKS] += 1
         refresh_predictions(cloud)
         head = rank_jobs(cloud, policy.job_selection, t, priority)
         idle, booting = count_vms(cloud, t)
         leased = provision(cloud, policy.provisioning, t, head, idle, booting)
+        if leased < 0:
+            return GROW  # nothing changed: the tick runs again on the grown table
+        scalars[S_TICKS] += 1
+        ticks += 1
         idle, booting = count_vms(cloud, t)
         started = 0
         waiting = int(cloud.queue[head, Q_N]) if scalars[S_NQ] > 0 else 0
@@ -138,17 +154,50 @@ def run_ticks(cloud, policy, until, period, out_start, fast):
             return SELECT
         if nxt >= until:
             return UNTIL
+        if ticks == max_ticks:
+            return PAUSED
+
+
+@njit(cache=True)
+def grown(cloud):
+    """``cloud`` with a VM table of twice the rows (at most the cap), and as many running-job rows
+    if it had fewer (a running job holds at least one VM, so that many always suffice)."""
+    rows = min(2 * cloud.vms.shape[0], max(int(cloud.scalars[S_CAP]), 1))
+    vms = np.zeros((rows, cloud.vms.shape[1]))
+    vms[: cloud.vms.shape[0]] = cloud.vms
+    running = cloud.running
+    if running.shape[0] < rows:
+        running = np.zeros((rows, cloud.running.shape[1]))
+        running[: cloud.running.shape[0]] = cloud.running
+    return Cloud(cloud.scalars, cloud.queue, running, vms, cloud.history, cloud.jobs)
+
+
+@njit(cache=True)
+def run_to_end(cloud, policy, until, period, out_start, fast):
+    """:func:`run_ticks` without pauses, growing the tables as needed; returns the grown
+    ``(cloud, status)`` (online simulations, inside one compiled call)."""
+    status = run_ticks(cloud, policy, until, period, out_start, fast)
+    while status == GROW:
+        cloud = grown(cloud)
+        status = run_ticks(cloud, policy, until, period, out_start, fast)
+    return cloud, status
 
 
 @njit(cache=True)
 def advance(scalars, queue, running, vms, history, jobs, provisioning, job_selection, vm_selection,
-            until, period, out_start, fast=False):
+            until, period, out_start, fast=False, max_ticks=-1):
     """:func:`run_ticks` on bare arrays: the entry point from Python. (Numba's dispatcher unboxes
     separate arrays faster than a NamedTuple of them, about 8 against 19 µs a call, and the
     portfolio scheduler calls this once per selection.)"""
     return run_ticks(Cloud(scalars, queue, running, vms, history, jobs),
                      PolicyCodes(provisioning, job_selection, vm_selection), until, period,
-                     out_start, fast)
+                     out_start, fast, max_ticks)
+
+
+@njit(cache=True)
+def _grown(scalars, queue, running, vms, history, jobs):
+    cloud = grown(Cloud(scalars, queue, running, vms, history, jobs))
+    return cloud.running, cloud.vms
 
 
 @njit(cache=True)
@@ -174,24 +223,29 @@ def _first_arrivals(scalars, queue, running, vms, history, jobs, t):
 class CloudState:
     """State of a cloud simulation at a tick (see the module docstring for its arrays)."""
 
-    __slots__ = ("scalars", "queue", "running", "vms", "history")
+    __slots__ = ("scalars", "queue", "running", "vms", "history", "_budget")
 
     def __init__(self, scalars, queue, running, vms, history) -> None:
         self.scalars, self.queue, self.running, self.vms = scalars, queue, running, vms
         self.history = history
+        self._budget = FIRST_BUDGET  # ticks per compiled call (CALL_SECONDS)
 
     @classmethod
     def start(cls, jobs: np.ndarray, *, step: float = 20.0, boot_delay: float = 120.0,
               max_vms: int = 256, n_users: int = 0, runtime: int = 0) -> CloudState:
-        """The state at the first tick (the first multiple of ``step`` >= the first submit time)."""
+        """The state at the first tick (the first multiple of ``step`` >= the first submit time).
+
+        The VM and running-job tables start at :data:`FIRST_ROWS` rows (or the cap, if smaller)
+        and double when the VMs leased need more, up to the cap: their cost follows the VMs
+        used, not the cap."""
         scalars = np.zeros(N_SCALARS)
         scalars[S_STEP], scalars[S_BOOT], scalars[S_CAP] = step, boot_delay, max_vms
         scalars[S_MODE] = runtime
         scalars[S_ODG_LEASE] = scalars[S_ODG_RELEASE] = 1.0
         scalars[S_ARRIVALS] = 1.0
-        cap = max(int(max_vms), 1)
-        state = cls(scalars, np.zeros((max(len(jobs), 1), 7)), np.zeros((cap, 7)),
-                    np.zeros((cap, 3)), new_history(n_users))
+        rows = min(max(int(max_vms), 1), FIRST_ROWS)
+        state = cls(scalars, np.zeros((max(len(jobs), 1), 7)), np.zeros((rows, 7)),
+                    np.zeros((rows, 3)), new_history(n_users))
         t0 = math.ceil(jobs[0, J_SUB] / step) * step if len(jobs) else 0.0
         scalars[S_CLOCK] = t0
         _first_arrivals(*state.arrays, jobs, t0)
@@ -204,11 +258,27 @@ class CloudState:
 
     def advance(self, jobs, policy_codes, *, until: float = math.inf, period: float = 0.0,
                 out_start: np.ndarray | None = None) -> int:
-        """Run under ``policy_codes`` (a Policy's ``codes``) until DONE, SELECT or UNTIL."""
+        """Run under ``policy_codes`` (a Policy's ``codes``) until DONE, SELECT or UNTIL.
+
+        The compiled loop runs in calls of about :data:`CALL_SECONDS` each (a tick budget, sized
+        from the last call's pace), so that a signal (Ctrl-C, SIGTERM), which Python handles only
+        between calls, stops a run promptly; the tables grow between calls when the VMs leased
+        need more rows."""
         provisioning, job_selection, vm_selection = policy_codes
         out = np.empty(0) if out_start is None else out_start
-        return advance(*self.arrays, jobs, provisioning, job_selection, vm_selection, float(until),
-                       float(period), out)
+        while True:
+            ticks = self.scalars[S_TICKS]
+            start = time.perf_counter()
+            status = advance(*self.arrays, jobs, provisioning, job_selection, vm_selection,
+                             float(until), float(period), out, False, self._budget)
+            if status == GROW:
+                self.running, self.vms = _grown(*self.arrays, jobs)
+            elif status == PAUSED:
+                pace = (time.perf_counter() - start) / max(self.scalars[S_TICKS] - ticks, 1.0)
+                self._budget = int(min(max(CALL_SECONDS / max(pace, 1e-9), self._budget / 4),
+                                       self._budget * 8, 10**9)) + 1
+            else:
+                return status
 
     def copy(self) -> CloudState:
         """A compact copy (only the live queue rows); it takes no further arrivals."""

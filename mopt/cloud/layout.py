@@ -36,6 +36,10 @@ from mopt.cloud.leasing import V_LEASE, V_READY, V_SLOT
 #: what the loop returns: every job has run; a selection is due; the requested time is reached;
 #: no event is left (jobs wider than the cap, or times too large for float64 ticks)
 DONE, SELECT, UNTIL, STALLED = 0, 1, 2, -1
+#: what the compiled loop also returns, handled by :meth:`mopt.cloud.engine.CloudState.advance`
+#: (never returned by it): the VM table is full below the cap (grow it, run the tick again); the
+#: call's tick budget is spent (back to Python, where signals are handled; then go on)
+GROW, PAUSED = 3, 4
 
 J_SUB, J_RUN, J_REQ, J_N, J_USER, J_EST = range(6)
 Q_ID, Q_SUB, Q_RUN, Q_EST, Q_REQ, Q_N, Q_USER = range(7)
@@ -46,7 +50,8 @@ N_SCALARS = 18
 #: runtime variants (``S_MODE``), positions in :data:`mopt.cloud.policies.RUNTIMES`
 ACTUAL, USER, PREDICTED = range(3)
 
-__all__ = ["Cloud", "PolicyCodes", "job_table", "DONE", "SELECT", "UNTIL", "STALLED", "N_SCALARS",
+__all__ = ["Cloud", "PolicyCodes", "job_table", "DONE", "SELECT", "UNTIL", "STALLED", "GROW", "PAUSED",
+           "N_SCALARS",
            "ACTUAL", "USER", "PREDICTED", "V_LEASE", "V_READY", "V_SLOT"]
 __all__ += [name for name in list(globals()) if name[:2] in ("J_", "Q_", "R_", "S_")]  # every column index
 

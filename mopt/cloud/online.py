@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mopt.cloud.engine import CloudState, run_ticks, utility
+from mopt.cloud.engine import CloudState, run_to_end, utility
 from mopt.cloud.layout import S_BSD, S_BUSY, S_NQ, S_NV, S_PAID, S_STARTED, Cloud, PolicyCodes
 from mopt.cloud.window import compact_running, start_window
 
@@ -38,8 +38,8 @@ def _online_scores(scalars, queue, running, vms, history, jobs, codes, kappa, al
         window = Cloud(scalars.copy(), queue[:max(nq, 1)].copy(), live.copy(), live_vms.copy(),
                        history, jobs)
         start_window(window)
-        run_ticks(window, PolicyCodes(codes[p, 0], codes[p, 1], codes[p, 2]), np.inf, 0.0,
-                  no_start, True)
+        window, _ = run_to_end(window, PolicyCodes(codes[p, 0], codes[p, 1], codes[p, 2]),
+                               np.inf, 0.0, no_start, True)
         w = window.scalars
         bsd = w[S_BSD] / w[S_STARTED] if w[S_STARTED] > 0 else 1.0
         out[p, 0] = utility(w[S_BUSY], w[S_PAID], bsd, kappa, alpha, beta)

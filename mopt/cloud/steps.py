@@ -57,6 +57,8 @@ from mopt.cloud.layout import (
     S_NQ,
     S_NRUN,
     S_NV,
+    S_ODG_LEASE,
+    S_ODG_RELEASE,
     S_PAID,
     S_STARTED,
     S_STEP,
@@ -154,13 +156,18 @@ def count_vms(cloud, t):
 @kernel
 def provision(cloud, provisioning, t, head, idle, booting):
     """Lease the VMs the provisioning policy asks for at ``t`` (appended in lease order, up after
-    the boot delay); returns how many."""
+    the boot delay); returns how many, or -1 with nothing changed if the VM table has too few rows
+    (it grows with the VMs used, up to the cap: :meth:`~mopt.cloud.engine.CloudState.advance`)."""
     scalars = cloud.scalars
     nv = int(scalars[S_NV])
     target, counts_busy = policies.provisioning_target(provisioning, cloud.queue,
                                                        int(scalars[S_NQ]), t, head, scalars[S_BOOT])
     supply = nv if counts_busy else idle + booting
+    odg_lease, odg_release = scalars[S_ODG_LEASE], scalars[S_ODG_RELEASE]
     new = policies.vms_to_lease(provisioning, scalars, target, supply, scalars[S_CAP] - nv)
+    if nv + new > cloud.vms.shape[0]:
+        scalars[S_ODG_LEASE], scalars[S_ODG_RELEASE] = odg_lease, odg_release  # as if not asked
+        return -1
     for _ in range(int(new)):
         lease_vm(cloud.vms, nv, t, scalars[S_BOOT], IDLE)
         nv += 1
