@@ -84,12 +84,43 @@ def chosen_table(chosen: dict, columns: list[str], formats: dict | None = None) 
         if row is None:
             rows.append({"choice": label, **{c: math.nan for c in columns}})
         else:
-            rows.append({"choice": label, **{c: row[c] for c in columns}})
+            rows.append({"choice": label, **{c: math.nan if row.get(c) is None else row[c]
+                                             for c in columns}})
     return format_table(pd.DataFrame(rows), ["choice", *columns], formats)
 
 
 def parameter_columns(result) -> list[str]:
     """The decoded parameters of a result's ``evaluations`` (no design index, counts or statistics)."""
     objectives = list(result.objectives)
-    hidden = {"design", "n_reps", *objectives, *(f"{o}_se" for o in objectives)}
+    hidden = {"design", "n_reps", "p_nondominated", *objectives,
+              *(f"{o}{suffix}" for o in objectives for suffix in ("_se", "_lo", "_hi"))}
     return [c for c in result.evaluations.columns if c not in hidden]
+
+
+#: how the uncertainty columns print
+HOW_SURE_FORMATS = {"p_nondominated": "{:.2f}", "p_best": "{:.2f}", "runner_up": "count"}
+
+
+def how_sure(result, *, shown: int = 10) -> str:
+    """The front's uncertainty in a sentence (:mod:`mopt.core.uncertainty`), or "" without it.
+
+    Examples
+    --------
+    >>> import mopt
+    >>> r = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [2.1, 2.1]], sd=0.5), "exhaustive", seed=1)
+    >>> print(how_sure(r))
+    How sure: P(the front is exactly the efficient set) = 0.57; expected 0.10 designs wrongly on it,
+    0.43 wrongly off it; 2 uncertain (0.05 < P(non-dominated) < 0.95): 1, 2.
+    """
+    u = result.info.get("uncertainty")
+    if not isinstance(u, dict) or "p_correct_selection" not in u:
+        return ""
+    ids = list(u.get("uncertain", []))
+    listed = ", ".join(str(d) for d in ids[:shown]) + (f", ... ({len(ids) - shown} more)" if len(ids) > shown else "")
+    import textwrap
+
+    text = (f"How sure: P(the front is exactly the efficient set) = {u['p_correct_selection']:.2f}; expected "
+            f"{u['expected_false_in']:.2f} designs wrongly on it, {u['expected_false_out']:.2f} wrongly off "
+            f"it; {len(ids)} uncertain (0.05 < P(non-dominated) < 0.95)" + (f": {listed}." if ids else "."))
+    return textwrap.fill(text, width=100)
+

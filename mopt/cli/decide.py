@@ -43,7 +43,12 @@ def run(args) -> int:
     chosen = choose(result, utilities)
     print(f"{args.directory}: {len(result.evaluations)} evaluated designs, {len(result.front)} on the "
           f"Pareto frontier (method {result.method}, seed {result.seed}).")
-    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives], family.formats))
+    how_sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
+    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *how_sure],
+                       {"p_best": "{:.2f}", "runner_up": "count", **family.formats}))
+    if how_sure:
+        print("p_best: the probability that the design is the utility's true best, from the designs' "
+              "means and standard errors; runner_up: the design most often best instead.")
     for label, row in chosen.items():
         if row is None:
             print(f"no evaluated design satisfies {label}.")

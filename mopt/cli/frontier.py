@@ -12,7 +12,7 @@ import numpy as np
 from mopt.cli.options import method_options, positive_int
 from mopt.core.errors import InputError
 from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
-from mopt.tables import choose, chosen_table, format_table, parameter_columns
+from mopt.tables import HOW_SURE_FORMATS, choose, chosen_table, format_table, how_sure, parameter_columns
 
 __all__ = ["MAX_ROWS", "add_parser", "run"]
 
@@ -87,15 +87,17 @@ def run(args) -> int:
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
         shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
     columns = [*parameter_columns(result), *result.objectives]
-    formats = scenario.family_object.formats
-    say(format_table(shown, columns, formats))
+    formats = {**HOW_SURE_FORMATS, **scenario.family_object.formats}
+    say(format_table(shown, [*columns, "p_nondominated"], formats))
     if len(shown) < len(front):
         say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
             f"{out / 'front.csv'})")
+    if how_sure(result):
+        say(how_sure(result))
     chosen = choose(result, default_utilities(scenario.family, result.objectives))
     if chosen:
         say(f"\nChosen {scenario.noun} (mopt decide DIR --utility SPEC for others):")
-        say(chosen_table(chosen, columns, formats))
+        say(chosen_table(chosen, [*columns, "p_best"], formats))
     extra = scenario.report(result)
     if extra:
         say(extra)

@@ -100,7 +100,9 @@ class Result:
         -------
         pandas.Series
             The row (object dtype, so each value keeps its type: ``design`` and ``n_reps`` are
-            Python ints) plus its ``utility`` score.
+            Python ints) plus its ``utility`` score, ``p_best`` (the probability that it is the
+            utility's true best: :func:`mopt.core.uncertainty.p_best`) and ``runner_up`` (the design
+            most often best after it, or None).
 
         Examples
         --------
@@ -133,6 +135,10 @@ class Result:
         k = order[0]
         values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
         values["utility"] = float(scores.iloc[k])
+        if all(f"{o}_se" in ev.columns for o in self.objectives):  # how sure (mopt.core.uncertainty)
+            from mopt.core.uncertainty import p_best
+
+            values["p_best"], values["runner_up"] = p_best(ev, self.objectives, utility, int(k))
         return pd.Series(values, dtype=object, name=ev.index[k])
 
     def to_csv(self, directory: str | os.PathLike, *, files: Sequence[str] = ()) -> Path:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
 from mopt.expert.family import FAMILY
-from mopt.tables import choose, chosen_table, format_table
+from mopt.tables import HOW_SURE_FORMATS, choose, chosen_table, format_table, how_sure
 
 __all__ = ["FS_NOTE", "STRATEGY_COLUMNS", "DEMO_BUDGET", "DEMO_DEADLINE", "add_parsers", "run"]
 
@@ -77,7 +77,9 @@ def run(args) -> int:
     columns = [*STRATEGY_COLUMNS, "makespan", "cost"]
     print(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} strategies "
           "(makespan = tail phase [s], cost [cent/task])")
-    print(format_table(front, columns, FAMILY.formats))
+    formats = {**HOW_SURE_FORMATS, **FAMILY.formats}
+    print(format_table(front, [*columns, "p_nondominated"], formats))
+    print(how_sure(result))
 
     u = mopt.utility
     utilities = {
@@ -91,7 +93,7 @@ def run(args) -> int:
     }
     chosen = choose(result, utilities)
     print("\nChosen strategies (the paper's Fig. 7 decisions):")
-    print(chosen_table(chosen, columns, FAMILY.formats))
+    print(chosen_table(chosen, [*columns, "p_best"], formats))
 
     rows = []
     for name in STATIC_STRATEGIES:

@@ -19,6 +19,7 @@ from mopt.core.execute import Runner, make_batches
 from mopt.core.problem import MAX_REPS, check_reps
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, summarise
+from mopt.core.uncertainty import annotate
 
 __all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility", "progress_bar"]
 
@@ -344,10 +345,12 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
         if own:
             jr.close()
     order = state.sampled()
-    evaluations = summarise(
-        problem.designs_frame(order), [state.samples[int(i)] for i in order], problem.objectives
-    )
-    info = {"budget": int(budget), **solver._info(state)}
+    samples = [state.samples[int(i)] for i in order]
+    evaluations = summarise(problem.designs_frame(order), samples, problem.objectives)
+    # how sure (mopt.core.uncertainty): from the replications, seeded by the run's seed
+    evaluations, uncertainty = annotate(evaluations, problem.objectives, samples=samples,
+                                        rng=np.random.default_rng([entropy, 0x0CE7]))
+    info = {"budget": int(budget), **solver._info(state), "uncertainty": uncertainty}
     if jr is not None:
         info["journal"] = {"path": str(jr.path), "reused": int(reused), "simulated": int(state.spent - reused)}
     return Result(

@@ -123,8 +123,9 @@ def test_an_outside_family_runs_from_the_command_line(outside_family, tmp_path):
     decided = _mopt(outside_family, "decide", "out", cwd=tmp_path)
     assert decided.returncode == 0, decided.stderr
     # the generic utilities: min time picks design 0 (time 1), min energy design 2 (energy 1), and
-    # the product time x energy (5, 6, 4, 25) design 2; each row ends with design, i, time, energy
-    rows = {" ".join(line.split()[:-4]): line.split()[-4] for line in decided.stdout.splitlines()
+    # the product time x energy (5, 6, 4, 25) design 2; each row ends with design, i, time, energy,
+    # p_best and runner_up
+    rows = {" ".join(line.split()[:-6]): line.split()[-6] for line in decided.stdout.splitlines()
             if line.startswith("min ")}
     assert rows == {"min time": "0", "min energy": "2", "min time x energy": "2"}, decided.stdout
     # without the package on the path, the file names an unknown family (exit 2, one line)

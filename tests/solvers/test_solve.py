@@ -137,6 +137,12 @@ class TestConformance:
             "cost",
             "cost_se",
             "n_reps",
+            # how sure (issue #22), appended after the columns of earlier releases
+            "p_nondominated",
+            "time_lo",
+            "time_hi",
+            "cost_lo",
+            "cost_hi",
         ]
         assert ev["design"].is_monotonic_increasing and ev["design"].is_unique
         # the means are those of the replications the problem gives for the run's seed
