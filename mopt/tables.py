@@ -109,8 +109,8 @@ def how_sure(result, *, shown: int = 10) -> str:
     >>> import mopt
     >>> r = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [2.1, 2.1]], sd=0.5), "exhaustive", seed=1)
     >>> print(how_sure(r))
-    How sure: P(the front is exactly the efficient set) = 0.57; expected 0.10 designs wrongly on it,
-    0.43 wrongly off it; 2 uncertain (0.05 < P(non-dominated) < 0.95): 1, 2.
+    How sure: P(the front is exactly the efficient set) = 0.56; expected 0.11 designs wrongly on it,
+    0.44 wrongly off it; 2 uncertain (0.05 < P(non-dominated) < 0.95): 1, 2.
     """
     u = result.info.get("uncertainty")
     if not isinstance(u, dict) or "p_correct_selection" not in u:
@@ -122,5 +122,7 @@ def how_sure(result, *, shown: int = 10) -> str:
     text = (f"How sure: P(the front is exactly the efficient set) = {u['p_correct_selection']:.2f}; expected "
             f"{u['expected_false_in']:.2f} designs wrongly on it, {u['expected_false_out']:.2f} wrongly off "
             f"it; {len(ids)} uncertain (0.05 < P(non-dominated) < 0.95)" + (f": {listed}." if ids else "."))
-    return textwrap.fill(text, width=100)
+    if u.get("warning"):
+        text += "\nwarning: " + u["warning"]
+    return "\n".join(textwrap.fill(line, width=100) for line in text.split("\n"))
 
