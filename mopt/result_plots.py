@@ -317,10 +317,10 @@ def plot_parallel(
     ax.tick_params(axis="x", length=0)
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
+    if title:  # the axes' title, under the legend (a figure title would sit on it)
+        ax.set_title(title)
     fig.legend(handles=handles, fontsize=7, loc="outside upper center", ncols=min(4, len(handles)),
                frameon=False)
-    if title:
-        fig.suptitle(title)
     if caption:
         fig.supxlabel(caption, fontsize=7, color="0.3", wrap=True)
     return fig
