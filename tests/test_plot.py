@@ -1,12 +1,23 @@
-"""mopt.plot: the progress figure of a comparison."""
+"""mopt.plot: the progress figure of a comparison; the figures of a Result (mopt.result_plots)."""
 
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import inspect
 
+import numpy as np
+import pytest
+from matplotlib.collections import LineCollection
+from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure
+
+import mopt
+import mopt.plot
+import mopt.result_plots
 from mopt import FunctionProblem
 from mopt.compare import compare
-from mopt.plot import plot_progress
+from mopt.core.family import get_family
+from mopt.plot import plot_frontier, plot_parallel, plot_progress, plot_result, save_figure
 from tests.known_means import DESIGNS, MEANS, exact
 
 
@@ -24,3 +35,173 @@ def test_plot_progress_saves_atomically(prob, tmp_path):
     pcs_lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
     assert pcs_lines["exhaustive"].get_xydata().tolist() == [[8, 1.0], [24, 1.0]]  # exact problem
     assert set(pcs_lines) == {"exhaustive", "blind_pick"}
+
+
+# -- figures of a Result: labels from the family, intervals, P(non-dominated), pairwise panels --
+KOALA = ("slowdown_short", "slowdown_long", "public_cost")
+
+
+def _result(means=((1, 5, 2), (2, 2, 2), (5, 1, 3), (4, 4, 4)), names=None, info=None):
+    """A hand-built Result (exhaustive over NormalProblem), objectives renamed to ``names``."""
+    result = mopt.solve(mopt.NormalProblem([list(m) for m in means], sd=0.5), "exhaustive", seed=1)
+    if names is None:
+        return dataclasses.replace(result, info=info or {})
+    renames = {}
+    for old, new in zip(result.objectives, names, strict=True):
+        renames.update({old: new, f"{old}_se": f"{new}_se"})
+    return dataclasses.replace(result, objectives=tuple(names), info=info or {},
+                               evaluations=result.evaluations.rename(columns=renames))
+
+
+def _with_uncertainty(result, p=(0.9, 0.6, 0.95, 0.02)):
+    """``result`` with the uncertainty columns: p_nondominated, and <objective>_lo/_hi put at
+    mean - 2 and mean + 3 (asymmetric, so that a test tells them from 1.96 SE)."""
+    ev = result.evaluations.copy()
+    ev["p_nondominated"] = list(p)
+    for o in result.objectives:
+        ev[f"{o}_lo"], ev[f"{o}_hi"] = ev[o] - 2.0, ev[o] + 3.0
+    info = {**result.info, "uncertainty": {"level": 0.95, "uncertain": [3], "resamples": 100}}
+    return dataclasses.replace(result, evaluations=ev, info=info)
+
+
+def _pairs(fig):
+    return [ax for ax in fig.axes if ax.get_label() == "pair"]
+
+
+def _colorbars(fig):
+    return [ax for ax in fig.axes if ax.get_ylabel() == "P(non-dominated)"]
+
+
+def _errorbars(ax):
+    return [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+
+
+def test_no_family_is_assumed_in_mopt_plot():
+    assert inspect.signature(plot_frontier).parameters["x"].default is None
+    assert inspect.signature(plot_frontier).parameters["y"].default is None
+    for module in (mopt.plot, mopt.result_plots):
+        source = inspect.getsource(module)
+        assert "makespan" not in source and "ExPERT" not in source and "expert" not in source
+
+
+def test_plot_frontier_defaults_to_the_first_two_objectives():
+    ev = _result(names=KOALA).evaluations
+    ax = plot_frontier(ev, ev.iloc[:2]).axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("slowdown_short", "slowdown_long")
+    ax = plot_frontier(ev, ev.iloc[:2], y="public_cost", family="koala").axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("mean slowdown of short jobs", "public-cloud cost [$]")
+    with pytest.raises(mopt.InputError, match="needs 'x' and 'y'"):
+        plot_frontier(ev[["design", "slowdown_short"]], ev.iloc[:0])
+
+
+@pytest.mark.parametrize("how", ["argument", "info"])
+def test_three_objectives_are_three_pairwise_panels_labelled_by_the_family(how):
+    labels = {o: get_family("koala").label(o) for o in KOALA}
+    assert labels["public_cost"] == "public-cloud cost [$]"
+    result = _result(names=KOALA, info={"family": "koala"} if how == "info" else {})
+    fig = plot_result(result, family="koala" if how == "argument" else None)
+    pairs = _pairs(fig)
+    assert len(pairs) == 3
+    # lower triangle: x = objective j, y = objective i + 1 (j <= i); labelled at the bottom and left
+    shown = [(ax.get_xlabel().replace("\n", " "), ax.get_ylabel().replace("\n", " ")) for ax in pairs]
+    assert shown == [("", labels["slowdown_long"]),
+                     (labels["slowdown_short"], labels["public_cost"]),
+                     (labels["slowdown_long"], "")]
+    assert _colorbars(fig) == []  # no p_nondominated column: no colorbar
+    front = {int(d) for d in result.front["design"]}
+    assert front == {0, 1, 2}
+    for ax in pairs:  # the front highlighted in every panel, with its intervals; no zigzag line
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("Pareto")
+                   or ln.get_label() == "_nolegend_" and ln.get_marker() == "o"]
+        assert len(line.get_xdata()) == 3 and line.get_linestyle() == "None"
+        (bars,) = _errorbars(ax)
+        assert sum(len(c.get_segments()) for c in bars.lines[2]) == 2 * 3  # x and y bar of 3 designs
+
+
+def test_unknown_family_in_info_falls_back_to_the_column_names():
+    fig = plot_result(_result(names=KOALA, info={"family": "no_such_family"}))
+    assert _pairs(fig)[1].get_xlabel() == "slowdown_short"
+    with pytest.raises(mopt.InputError, match="'family' must be one of"):
+        plot_result(_result(names=KOALA), family="no_such_family")
+
+
+def test_intervals_come_from_lo_and_hi_else_from_the_standard_error():
+    result = _result()  # two objectives: f1, f2 (the third dropped below)
+    two = dataclasses.replace(result, objectives=("f1", "f2"))
+    ax = _pairs(plot_result(two))[0]
+    (bars,) = _errorbars(ax)
+    front = two.front.sort_values(["f1", "f2"])
+    se = front["f2_se"].to_numpy()
+    ys = sorted((seg[0][1], seg[1][1]) for seg in bars.lines[2][1].get_segments())
+    expected = sorted(zip(front["f2"] - 1.96 * se, front["f2"] + 1.96 * se, strict=True))
+    assert np.allclose(ys, expected)
+    ax = _pairs(plot_result(_with_uncertainty(two)))[0]
+    (bars,) = _errorbars(ax)
+    ys = sorted((seg[0][1], seg[1][1]) for seg in bars.lines[2][1].get_segments())
+    # the front's three designs and design 3, listed as uncertain: mean - 2 to mean + 3
+    means = sorted(_with_uncertainty(two).evaluations["f2"])
+    assert np.allclose(ys, sorted((m - 2.0, m + 3.0) for m in means))
+    assert _errorbars(_pairs(plot_result(two, intervals=None))[0]) == []
+
+
+def test_p_nondominated_shades_the_points_with_a_labelled_colorbar():
+    result = _with_uncertainty(_result(names=KOALA))
+    fig = plot_result(result, family="koala")
+    (bar,) = _colorbars(fig)
+    assert bar.get_ylabel() == "P(non-dominated)"
+    for ax in _pairs(fig):
+        (points,) = [c for c in ax.collections if c.get_array() is not None]
+        assert points.get_array().tolist() == [0.9, 0.6, 0.95, 0.02] and points.get_clim() == (0.0, 1.0)
+    two = dataclasses.replace(result, objectives=KOALA[:2])
+    assert len(_colorbars(plot_result(two))) == 1 and len(_pairs(plot_result(two))) == 1
+
+
+def test_plot_parallel_draws_a_line_per_design_and_highlights_the_front():
+    result = _with_uncertainty(_result(names=KOALA))
+    fig = plot_parallel(result, family="koala")
+    ax = fig.axes[0]
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_xticklabels()]
+    assert labels == [get_family("koala").label(o) for o in KOALA]
+    (designs,) = [c for c in ax.collections if isinstance(c, LineCollection) and c.get_array() is not None]
+    assert len(designs.get_segments()) == 4
+    front_lines = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+    assert len(front_lines) == 3  # designs 0, 1, 2
+    # normalised to the range of the means and the front's intervals: the ends are 0 and 1
+    ys = np.array([ln.get_ydata() for ln in front_lines])
+    assert ys.min() >= 0.0 and ys.max() <= 1.0
+    assert len(_errorbars(ax)) == 3 and len(_colorbars(fig)) == 1
+    with pytest.raises(mopt.InputError, match="two objectives or more"):
+        plot_parallel(result, objectives=["public_cost"])
+
+
+def test_result_plot_and_each_kind_saved_once(tmp_path):
+    result = _with_uncertainty(_result(names=KOALA, info={"family": "koala"}))
+    chosen = {"min public cost": result.best(mopt.utility.minimize("public_cost"))}
+    figures = {
+        "matrix": result.plot(chosen=chosen, title="three objectives"),
+        "pair": plot_result(result, objectives=["public_cost", "slowdown_long"], chosen=chosen),
+        "parallel": plot_parallel(result, chosen=chosen),
+        "one": plot_result(result, objectives=["public_cost"]),
+    }
+    for name, fig in figures.items():
+        assert isinstance(fig, Figure)
+        save_figure(fig, tmp_path / f"{name}.png")
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert _pairs(figures["one"])[0].get_xlabel() == "design (index)"
+    with pytest.raises(mopt.InputError, match="'objectives' must be distinct objectives"):
+        plot_result(result, objectives=["public_cost", "cost"])
+
+
+def test_the_scenario_figure_of_a_three_objective_family(tmp_path):
+    from mopt.scenario import load_scenario
+
+    scenario = load_scenario(get_family("koala").example_paths()[0])
+    scenario.figure(_result(names=KOALA), tmp_path / "front.png")
+    assert (tmp_path / "front.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_doctests_of_result_plots():
+    import doctest
+
+    outcome = doctest.testmod(mopt.result_plots, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert outcome.attempted >= 2 and outcome.failed == 0

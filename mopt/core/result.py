@@ -218,6 +218,12 @@ class Result:
             f"designs={len(self.evaluations)}, front={len(self.front)})"
         )
 
+    def plot(self, **kw):
+        """The front among every evaluated design, with intervals (:func:`mopt.plot.plot_result`)."""
+        from mopt.plot import plot_result
+
+        return plot_result(self, **kw)
+
 
 def _read_meta(meta, path: Path) -> dict:
     """The fields of ``result.json``, validated (InputError naming the file and the field)."""
