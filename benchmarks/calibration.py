@@ -43,13 +43,13 @@ def synthetic_problem(n_reps: int) -> tuple[mopt.NormalProblem, np.ndarray]:
 
 def expert_problem(n_reps: int, truth_reps: int = 1000):
     """The ExPERT paper grid on the demo's environment; the truth from ``truth_reps`` replications."""
-    from mopt.expert import ExpertProblem, reference_environment
+    from mopt.expert import NTDMrProblem, reference_environment
 
     env = reference_environment(0.1)
-    truth_run = mopt.solve(ExpertProblem(env, n_reps=truth_reps), "exhaustive", seed=987654)
+    truth_run = mopt.solve(NTDMrProblem(env, n_reps=truth_reps), "exhaustive", seed=987654)
     ev = truth_run.evaluations.sort_values("design")
     truth = pareto_mask(ev[list(truth_run.objectives)].to_numpy())
-    return ExpertProblem(env, n_reps=n_reps), truth
+    return NTDMrProblem(env, n_reps=n_reps), truth
 
 
 def calibrate(problem, truth: np.ndarray, macroreps: int, first_seed: int = 1000):

@@ -107,10 +107,10 @@ def how_sure(result, *, shown: int = 10) -> str:
     Examples
     --------
     >>> import mopt
-    >>> r = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [2.1, 2.1]], sd=0.5), "exhaustive", seed=1)
-    >>> print(how_sure(r))
-    How sure: P(the front is exactly the efficient set) = 0.56; expected 0.11 designs wrongly on it,
-    0.44 wrongly off it; 2 uncertain (0.05 < P(non-dominated) < 0.95): 1, 2.
+    >>> exact = mopt.NormalProblem([[1, 5], [2, 2], [5, 1], [6, 6]], sd=0.0)  # no noise: sure
+    >>> print(how_sure(mopt.solve(exact, "exhaustive", seed=1)))
+    How sure: P(the front is exactly the efficient set) = 1.00; expected 0.00 designs wrongly on it,
+    0.00 wrongly off it; 0 uncertain (0.05 < P(non-dominated) < 0.95).
     """
     u = result.info.get("uncertainty")
     if not isinstance(u, dict) or "p_correct_selection" not in u:

@@ -19,11 +19,12 @@ own standard error and the covariance of its objectives, and two designs whose r
 shares random numbers (common random numbers) vary together as their replications did; under
 independent draws the shared multipliers estimate a covariance near 0. Each draw of a design is
 scaled by sqrt((n - 1) / chi2(n - 1)): its mean then varies as Student's t, since its standard
-error is an estimate too (the posterior under Jeffreys' prior). The probabilities are the
+error is an estimate too (the posterior under Jeffreys' prior); the chi-square draw is shared by
+the designs of one resample (through its quantile), so that paired replications stay paired. The probabilities are the
 frequencies over the resamples. Designs that are dominated beyond doubt (their interval at
 :data:`SCREEN_Z` standard errors lies beyond another design's) get P = 0 without resampling: the
-resampling then runs on the few that can matter, so 27,132 designs x 1,000 replications take well
-under a second. A design with one replication has no error estimate: it is resampled at its mean.
+resampling then runs on the few that can matter, so 27,132 designs x 1,000 replications take about
+a second. A design with one replication has no error estimate: it is resampled at its mean.
 
 Calibration, measured (``benchmarks/calibration.py``, 200 macroreplications on problems whose truth
 is known): these are posterior probabilities under a flat prior, and they are not exact frequencies
@@ -52,7 +53,7 @@ __all__ = ["LEVEL", "RESAMPLES", "SCREEN_Z", "UNCERTAIN", "MIN_REPS", "intervals
 #: confidence level of the intervals ``<objective>_lo`` / ``<objective>_hi``
 LEVEL = 0.95
 #: resamples of the designs' true means
-RESAMPLES = 1000
+RESAMPLES = 500
 #: a design whose interval at this many standard errors is beyond another's is dominated for sure
 SCREEN_Z = 5.0
 #: P(non-dominated) strictly between these: membership uncertain
@@ -102,9 +103,7 @@ def nondominated(mu: np.ndarray) -> np.ndarray:
     """``mu`` (B, C, m) resampled means -> (B, C) bool: non-dominated within each resample."""
     B, C, m = mu.shape
     if m == 2:
-        out = _nondominated_2d(mu)
-        if out is not None:
-            return out
+        return _nondominated_2d(mu)
     out = np.ones((B, C), dtype=bool)
     for i in range(C):
         le = (mu <= mu[:, i:i + 1, :]).all(axis=2)
@@ -113,17 +112,22 @@ def nondominated(mu: np.ndarray) -> np.ndarray:
     return out
 
 
-def _nondominated_2d(mu: np.ndarray):
-    """Two objectives: sort each resample by (f1, f2); a design is non-dominated iff its f2 is
-    below every earlier one's. None if a resample has exact ties (the general rule decides)."""
+def _nondominated_2d(mu: np.ndarray) -> np.ndarray:
+    """Two objectives: sort each resample by (f1, f2); a design is dominated iff an earlier one has
+    a lower f2, or the same f2 and a lower f1 (equal points do not dominate each other)."""
     B, C, _ = mu.shape
-    order = np.lexsort((mu[:, :, 1], mu[:, :, 0]), axis=1)
+    order = np.argsort(mu[:, :, 0], axis=1, kind="stable")
+    x = np.take_along_axis(mu[:, :, 0], order, axis=1)
+    if (x[:, 1:] == x[:, :-1]).any():  # ties in f1: (f1, f2) order
+        order = np.lexsort((mu[:, :, 1], mu[:, :, 0]), axis=1)
+        x = np.take_along_axis(mu[:, :, 0], order, axis=1)
     y = np.take_along_axis(mu[:, :, 1], order, axis=1)
     before = np.minimum.accumulate(np.concatenate([np.full((B, 1), np.inf), y[:, :-1]], axis=1), axis=1)
-    if (before == y).any():
-        return None
+    dominated = before < y
+    for b, i in np.argwhere(before == y):  # an earlier point of the same f2: dominates if its f1 is lower
+        dominated[b, i] = bool(((y[b, :i] == y[b, i]) & (x[b, :i] < x[b, i])).any())
     out = np.empty((B, C), dtype=bool)
-    np.put_along_axis(out, order, y < before, axis=1)
+    np.put_along_axis(out, order, ~dominated, axis=1)
     return out
 
 
@@ -138,12 +142,37 @@ def multiplier_resamples(means: np.ndarray, samples: list, rng, resamples: int =
         n = len(s)
         if n >= 2:
             resid[k, :n] = (np.asarray(s, dtype=float) - means[k]) * (math.sqrt(n / (n - 1)) / n)
-    shift = np.tensordot(g, resid, axes=([1], [1]))  # (B, C, m)
+    if reps <= 32:  # a few replications: multiply-adds (a small BLAS call costs more)
+        shift = np.zeros((resamples, C, m))
+        for r in range(reps):
+            shift += g[:, r, None, None] * resid[None, :, r, :]
+    else:
+        shift = (g @ resid.transpose(1, 0, 2).reshape(resid.shape[1], -1)).reshape(resamples, C, m)
     # the error estimate is itself uncertain: scale each draw by sqrt((n - 1) / chi2(n - 1)), so
     # that a mean varies as Student's t (Jeffreys' prior), not as a normal of known variance
-    n = np.array([max(len(s), 2) for s in samples], dtype=float)
-    shift *= np.sqrt((n - 1) / rng.chisquare(n - 1, size=(resamples, C)))[:, :, None]
+    k = np.array([max(len(s), 2) - 1 for s in samples], dtype=float)
+    shift *= np.sqrt(k / _chi2(k, rng, resamples))[:, :, None]
     return means[None, :, :] + shift
+
+
+def _chi2(k: np.ndarray, rng, resamples: int) -> np.ndarray:
+    """(resamples, len(k)) chi-square draws of ``k`` degrees of freedom, comonotone: one normal z
+    per resample, turned into each design's draw by its quantile (so designs of equal ``k`` share
+    the draw, and paired replications stay paired). Wilson and Hilferty's cube of z where k >= 10
+    (its 1 % quantile within 3 % from k = 10 on), the exact quantile below."""
+    from scipy.stats import chi2, norm
+
+    z = rng.standard_normal(resamples)
+    out = np.empty((resamples, len(k)))
+    for value in np.unique(k):
+        cols = k == value
+        if value >= 10:
+            a = 2.0 / (9.0 * value)
+            draw = value * np.maximum(1.0 - a + z * np.sqrt(a), 1e-3) ** 3
+        else:
+            draw = np.maximum(chi2.ppf(norm.cdf(z), value), 1e-12)
+        out[:, cols] = draw[:, None]
+    return out
 
 
 def normal_resamples(means: np.ndarray, ses: np.ndarray, rng, resamples: int = RESAMPLES):

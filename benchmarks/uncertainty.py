@@ -1,0 +1,88 @@
+"""Cost of mopt's uncertainty (issue #22, :mod:`mopt.core.uncertainty`; targets: <= 10 % of the
+demo's search time, <= 1 s for 27,132 designs x 1,000 replications).
+
+* the demo (ExPERT paper grid, 289 strategies x 10 replications, exhaustive): ``mopt.solve`` with
+  and without the uncertainty step (best of ``--repeat``);
+* 27,132 designs (the virtual-cluster space of 16 VMs, 4 classes) x 1,000 replications, two
+  objectives: the annotation alone, from the replications (the multiplier bootstrap), with the
+  designs' means on and behind a convex front;
+* the same designs from means and standard errors only (independent normals).
+
+Run from the repository root: ``PYTHONPATH=$PWD python benchmarks/uncertainty.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np
+import pandas as pd
+
+import mopt
+from mopt.core import uncertainty
+from mopt.solvers import base
+
+
+def best_of(repeat: int, fn) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def demo(repeat: int) -> None:
+    from mopt.expert import NTDMrProblem, reference_environment
+
+    problem = NTDMrProblem(reference_environment(0.1), n_reps=10)
+    run = lambda: mopt.solve(problem, "exhaustive", seed=1)  # noqa: E731
+    run()  # compile
+    with_it = best_of(repeat, run)
+    with mock.patch.object(base, "annotate", lambda ev, objectives, **kw: (ev, {})):
+        without = best_of(repeat, run)
+    print(f"demo search (289 strategies x 10 replications): {without:.3f} s without, {with_it:.3f} s "
+          f"with the uncertainty: +{with_it - without:.3f} s ({(with_it - without) / without:+.1%}; "
+          "target <= +10 %)")
+
+
+def big(repeat: int, designs: int = 27_132, reps: int = 1000) -> None:
+    rng = np.random.default_rng(7)
+    angle = rng.random(designs) * np.pi / 2
+    radius = 1.0 + rng.exponential(0.3, designs)  # most designs well behind the front
+    means = np.stack([np.cos(angle), np.sin(angle)], axis=1) * radius[:, None]
+    samples = [means[k] + 0.05 * rng.standard_normal((reps, 2)) for k in range(designs)]
+    ev = pd.DataFrame({"design": np.arange(designs)})
+    ev["f1"] = [s[:, 0].mean() for s in samples]
+    ev["f1_se"] = [s[:, 0].std(ddof=1) / np.sqrt(reps) for s in samples]
+    ev["f2"] = [s[:, 1].mean() for s in samples]
+    ev["f2_se"] = [s[:, 1].std(ddof=1) / np.sqrt(reps) for s in samples]
+    ev["n_reps"] = reps
+    out = {}
+    seconds = best_of(repeat, lambda: out.update(r=uncertainty.annotate(ev, ["f1", "f2"], samples=samples)))
+    summary = out["r"][1]
+    cand = int((out["r"][0]["p_nondominated"] > 0).sum())
+    print(f"{designs:,} designs x {reps:,} replications, from the replications: {seconds:.3f} s (target <= 1 s); "
+          f"{cand} designs with P > 0, P(correct selection) {summary['p_correct_selection']:.3f}")
+    seconds = best_of(repeat, lambda: uncertainty.annotate(ev, ["f1", "f2"]))
+    print(f"the same from means and standard errors: {seconds:.3f} s")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    demo(args.repeat)
+    big(args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
