@@ -13,7 +13,7 @@ from mopt.core.pareto import hypervolume, pareto_mask
 from mopt.core.problem import StochasticProblem
 from mopt.core.result import Result
 from mopt.core.synthetic import NormalProblem
-from mopt.solvers import METHODS, solve
+from mopt.solvers import METHODS, refine, solve
 
 __version__ = "0.2.0"
 
@@ -30,6 +30,7 @@ __all__ = [
     "hypervolume",
     "pareto_mask",
     "pymoo_operators",
+    "refine",
     "solve",
     "utility",
 ]

@@ -34,6 +34,10 @@ def add_parser(sub, run_options) -> None:
                           help="replications to spend at most (default: the scenario's / the method's)")
     frontier.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                           help="a method option, e.g. --option n0=5 (repeatable)")
+    frontier.add_argument("--refine", type=positive_int, default=None, metavar="B",
+                          help="then B more replications where they can change the front (MOCBA on "
+                               "the designs not surely on or off it); prints P(correct selection) "
+                               "before and after")
     frontier.set_defaults(func=run)
 
 
@@ -73,6 +77,13 @@ def run(args) -> int:
             # the problem carries the scenario's n_reps (every method's default)
             result = mopt.solve(problem, method, budget=budget, seed=seed, executor=client,
                                 journal=args.journal, progress=progress(args), **options)
+            if args.refine is not None:
+                before = result.info["uncertainty"]["p_correct_selection"]
+                result = mopt.refine(result, problem, args.refine, executor=client, journal=args.journal,
+                                     progress=progress(args))
+                say(f"refined: {args.refine} more replications on {result.info['refine']['designs']} "
+                    f"designs; P(correct selection) {before:.2f} -> "
+                    f"{result.info['uncertainty']['p_correct_selection']:.2f}")
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None

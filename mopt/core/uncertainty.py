@@ -186,7 +186,8 @@ def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resampl
     """``(p_nondominated, summary)`` for designs with ``means`` and ``ses`` (D, m): the
     probability of each, and the front's ``p_correct_selection``, ``expected_false_in``,
     ``expected_false_out``, ``uncertain`` (design ids), ``level`` and ``resamples``. With
-    ``samples`` (each design's replications) the multiplier bootstrap, else independent normals."""
+    ``samples`` (each design's replications, or None) the multiplier bootstrap, else (and for a
+    design whose samples are None) independent normals."""
     from mopt.core.pareto import pareto_mask
 
     means = np.asarray(means, dtype=float)
@@ -200,10 +201,12 @@ def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resampl
         return p, summary
     front = pareto_mask(means)
     cand = np.flatnonzero(screen(means, ses) | front)
-    if samples is not None:
-        mu = multiplier_resamples(means[cand], [samples[k] for k in cand], rng, resamples)
-    else:
-        mu = normal_resamples(means[cand], ses[cand], rng, resamples)
+    mu = normal_resamples(means[cand], ses[cand], rng, resamples)
+    if samples is not None:  # designs whose replications are at hand (None: drawn as above)
+        have = np.array([samples[k] is not None for k in cand], dtype=bool)
+        if have.any():
+            mu[:, have] = multiplier_resamples(means[cand[have]], [samples[k] for k in cand[have]], rng,
+                                               resamples)
     nd = nondominated(mu)
     p[cand] = nd.mean(axis=0)
     on = front[cand]
@@ -234,7 +237,7 @@ def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
         listed = ", ".join(str(int(d)) for d in ids[:10]) + (f", ... ({len(ids) - 10} more)" if len(ids) > 10 else "")
         summary["warning"] = (f"P(non-dominated) is over-confident below {MIN_REPS} replications: "
                               f"{len(ids)} design(s) that may be on the front have fewer ({listed}); "
-                              f"give each at least {MIN_REPS} (n_reps in the scenario, or a larger budget).")
+                              f"give each at least {MIN_REPS} (mopt.refine, mopt frontier --refine B, or n_reps).")
     lo, hi = intervals(means, ses, n, level)
     for j, o in enumerate(objectives):
         ev[f"{o}_lo"] = lo[:, j]

@@ -11,8 +11,9 @@ from mopt.solvers.mocba import MOCBA
 from mopt.solvers.nsga2 import NSGA2
 from mopt.solvers.ocba import OCBA, ocba_allocation
 from mopt.solvers.oo import OO
+from mopt.solvers.refinement import refine
 
-__all__ = ["METHODS", "solve", "Solver", "ocba_allocation"]
+__all__ = ["METHODS", "solve", "refine", "Solver", "ocba_allocation"]
 
 #: method name -> Solver class
 METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA, NSGA2)}

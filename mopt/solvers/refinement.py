@@ -1,0 +1,185 @@
+"""Make me surer: :func:`refine` spends more replications where they can change a Result's front.
+
+The designs that can matter are the front and every design not dominated beyond doubt
+(:func:`mopt.core.uncertainty.screen`); the others keep their rows. Their
+replications so far are taken from the journal when one is given (else simulated again: every
+replication is addressed by (seed, design, replication), so the values are the same), then the
+budget is spent in rounds allocated by MOCBA (:func:`mopt.solvers.mocba.mocba_allocation`), each
+design continuing from its next replication index. The refined Result reports P(correct selection)
+before and after in ``info["refine"]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mopt.core.errors import InputError, check_int
+from mopt.core.execute import Runner
+from mopt.core.result import Result, summarise
+from mopt.core.pareto import pareto_mask
+from mopt.core.uncertainty import annotate, screen
+from mopt.solvers.base import SearchState, _open_journal, _plan, _round, progress_bar, requests
+from mopt.solvers.mocba import mocba_allocation
+
+__all__ = ["refine"]
+
+#: mean correlation of the designs' replications above which "auto" allocates equally
+CRN_CORRELATION = 0.2
+
+
+def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation: str = "auto",
+           executor=None, journal=None, progress: bool = False) -> Result:
+    """``result`` with ``budget`` more replications on the designs whose membership of the front is
+    not sure, allocated by MOCBA in ``rounds`` rounds; the same seed (``result.seed``).
+
+    Parameters
+    ----------
+    result : Result
+        From :func:`mopt.solve` on ``problem`` (with the uncertainty columns).
+    problem : StochasticProblem
+        The problem ``result`` was computed on.
+    budget : int
+        Replications to add.
+    rounds : int, default 5
+        MOCBA allocations (each of about ``budget / rounds`` replications).
+    allocation : {"auto", "mocba", "equal"}
+        ``"mocba"``: MOCBA's fractions, which assume independent designs; ``"equal"``: the same
+        replications for every refined design, which keeps common random numbers paired (ours:
+        on the ExPERT paper grid, whose designs share each replication's randomness, MOCBA's
+        unequal counts break the pairing and leave the front less sure than before; equal counts
+        double P(correct selection) for the budget of 35 more replications of every design).
+        ``"auto"``: equal where the designs' replications are correlated (a mean correlation above
+        :data:`CRN_CORRELATION`), else MOCBA.
+    executor, journal, progress
+        As in :func:`mopt.solve`; with the journal of the original run, its replications are
+        reused instead of simulated again.
+
+    Returns
+    -------
+    Result
+        ``n_evals`` grows by what was spent: ``budget``, or a little less where designs whose
+        replications are identical so far (equivalent strategies) get the same replications, so
+        that they stay identical; ``info["refine"]`` holds ``budget``, ``spent``, ``designs`` (how
+        many were refined), ``classes`` (of equivalent designs), ``p_correct_selection_before`` and
+        ``_after`` and ``resimulated`` (earlier replications simulated again, without a journal).
+
+    Examples
+    --------
+    >>> import mopt
+    >>> prob = mopt.NormalProblem([[1, 5], [2, 2], [2.1, 2.1], [5, 1], [6, 6]], sd=0.5, n_reps=10)
+    >>> first = mopt.solve(prob, "exhaustive", seed=1)
+    >>> surer = mopt.refine(first, prob, 400)
+    >>> surer.n_evals - first.n_evals, surer.info["refine"]["designs"]
+    (400, 4)
+    """
+    budget = check_int("budget", budget, low=1)
+    if allocation not in ("auto", "mocba", "equal"):
+        raise InputError(f"'allocation' must be 'auto', 'mocba' or 'equal'; got {allocation!r}.")
+    rounds = check_int("rounds", rounds, low=1)
+    ev = result.evaluations
+    if "p_nondominated" not in ev.columns:
+        raise InputError("'result' has no uncertainty columns (a result of an earlier release): solve again.")
+    if tuple(problem.objectives) != tuple(result.objectives):
+        raise InputError(f"'problem' has objectives {tuple(problem.objectives)}; the result's are "
+                         f"{tuple(result.objectives)}.")
+    objectives = list(result.objectives)
+    means = ev[objectives].to_numpy(dtype=float)
+    maybe = screen(means, ev[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)) | pareto_mask(means)
+    designs = np.sort(ev.loc[maybe, "design"].to_numpy(dtype=np.int64))
+    have = ev.set_index("design").loc[designs, "n_reps"].to_numpy(dtype=np.int64)
+    jr, entropy, own = _open_journal(journal, problem, result.seed)
+    runner = Runner(problem, entropy, executor)
+    state = SearchState(problem, int(have.sum()) + budget, np.random.default_rng([entropy, 0x5EED]))
+    bar = progress_bar(progress, int(have.sum()) + budget, "refine")
+    try:
+        # the replications the result has (journal, or simulated again: the same values)
+        reused = _round(state, _plan(state, requests(designs, have)), runner, jr, None, None)
+        state.spent = int(have.sum())
+        if bar is not None:
+            bar.update(state.spent)
+        lead, members = _equivalent(designs, state)
+        if allocation == "auto":
+            allocation = "equal" if _correlation(state, lead) > CRN_CORRELATION else "mocba"
+        size = np.bincount(members, minlength=len(lead))
+        for k in range(rounds):
+            room = int(have.sum()) + (budget * (k + 1)) // rounds - state.spent
+            units = room // max(1, round(float(size.mean())))
+            if units <= 0:
+                continue
+            if allocation == "equal":  # every class the same: paired replications stay paired
+                per = np.full(len(lead), room // len(designs), dtype=np.int64)
+            else:
+                per = mocba_allocation(state.mean[lead], state.var[lead], state.count[lead], units)
+            add = per[members]  # each design as its class's lead
+            while add.sum() > room:  # equivalent designs cost more than one replication each
+                c = int(np.argmax(np.where(per > 0, per, -1)))
+                per[c] -= 1
+                add = per[members]
+            if add.sum() == 0:
+                continue
+            _round(state, _plan(state, requests(designs, add)), runner, jr, bar, None)
+            state.spent += int(add.sum())
+    finally:
+        runner.close()
+        if bar is not None:
+            bar.close()
+        if own:
+            jr.close()
+    spent = state.spent - int(have.sum())
+    refined = summarise(problem.designs_frame(designs), [state.samples[int(i)] for i in designs],
+                        problem.objectives)
+    base_cols = [c for c in refined.columns]
+    rows = ev[base_cols].set_index("design")
+    rows.loc[designs] = refined.set_index("design")[rows.columns].to_numpy()
+    merged = rows.reset_index()
+    for c in base_cols:  # dtypes as before (n_reps an integer)
+        merged[c] = merged[c].astype(ev[c].dtype)
+    samples = [state.samples.get(int(d)) for d in merged["design"]]
+    merged, uncertainty = annotate(merged, problem.objectives, samples=samples,
+                                   rng=np.random.default_rng([entropy, 0x0CE7, result.n_evals]))
+    before = result.info.get("uncertainty", {}).get("p_correct_selection")
+    info = {**result.info, "uncertainty": uncertainty,
+            "refine": {"budget": int(budget), "spent": int(spent), "designs": len(designs),
+                       "classes": int(len(lead)), "rounds": int(rounds), "allocation": allocation,
+                       "p_correct_selection_before": before,
+                       "p_correct_selection_after": uncertainty["p_correct_selection"],
+                       "resimulated": int(have.sum()) - int(reused)}}
+    return Result(method=result.method, seed=result.seed, n_evals=int(result.n_evals) + int(spent),
+                  objectives=tuple(result.objectives), evaluations=merged, info=info)
+
+
+def _equivalent(designs: np.ndarray, state) -> tuple[np.ndarray, np.ndarray]:
+    """Designs whose replications so far are identical (equivalent strategies: e.g. a parameter
+    that never comes into play) form a class that moves together: ``(lead, members)``, the first
+    design of each class (positions in ``designs``) and each design's class. Given different
+    replication counts, they would part by noise alone and MOCBA would spend the budget on telling
+    them apart."""
+    seen: dict[bytes, int] = {}
+    lead, members = [], np.empty(len(designs), dtype=np.int64)
+    for k, d in enumerate(designs.tolist()):
+        key = np.ascontiguousarray(state.samples[int(d)]).tobytes()
+        if key not in seen:
+            seen[key] = len(lead)
+            lead.append(k)
+        members[k] = seen[key]
+    return designs[np.array(lead, dtype=np.int64)], members
+
+
+def _correlation(state, lead: np.ndarray) -> float:
+    """The mean correlation between different designs' replications (over their common
+    replication indices, averaged over objectives): high under common random numbers."""
+    if len(lead) < 2:
+        return 0.0
+    n = min(len(state.samples[int(d)]) for d in lead)
+    if n < 3:
+        return 0.0
+    x = np.stack([state.samples[int(d)][:n] for d in lead])  # (designs, n, m)
+    values = []
+    for j in range(x.shape[2]):
+        rows = x[:, :, j]
+        rows = rows[rows.std(axis=1) > 0]
+        if len(rows) >= 2:
+            c = np.corrcoef(rows)
+            values.append((c.sum() - len(c)) / (len(c) * (len(c) - 1)))
+    return float(np.mean(values)) if values else 0.0
+
