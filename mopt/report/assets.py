@@ -8,7 +8,7 @@ the numbers are not repeated per plot.
 
 When the plots are drawn, ``<body>`` gets ``data-rendered="yes"``, ``data-points`` (the markers
 of evaluated designs in the frontier plot: one per design; ``data-svg-points``: those drawn as SVG
-elements) and ``data-render-ms`` (milliseconds from navigation to drawn); any error goes into
+elements), ``data-plots`` (each plot's id and trace types) and ``data-render-ms`` (milliseconds from navigation to drawn); any error goes into
 ``<pre id="errors">`` and ``data-errors`` (the browser tests read them from the dumped DOM).
 """
 
@@ -137,6 +137,8 @@ PAGE_SCRIPT = r"""
     const groups = gd.querySelectorAll('.scatterlayer .trace');  // SVG: traces in order
     document.body.dataset.svgPoints = String([0, 1].reduce(
       (s, k) => s + (groups[k] ? groups[k].querySelectorAll('.point').length : 0), 0));
+    document.body.dataset.plots = Array.from(document.querySelectorAll('.js-plotly-plot'))
+      .map(div => div.id + ':' + div._fullData.map(t => t.type).join(',')).join(' ');
     document.body.dataset.renderMs = String(Math.round(performance.now()));  // since navigation
     document.body.dataset.rendered = 'yes';
   }).catch(e => __reportError(e && e.message ? e.message : e));
