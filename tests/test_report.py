@@ -227,6 +227,16 @@ def test_browser_draws_one_svg_marker_per_design_offline(tmp_path):
 
 
 @needs_chromium
+def test_browser_counts_designs_only_when_every_design_is_on_the_front(tmp_path):
+    """No dominated design (an empty trace draws no SVG group) and a chosen marker on top: the
+    markers of designs are still one per design."""
+    result = mopt.solve(mopt.NormalProblem([[1, 3], [2, 2], [3, 1]], sd=0.1), "exhaustive", seed=1)
+    chosen = {"min f2": result.best(mopt.utility.minimize("f2"))}
+    attrs = body(browse(write_report(result, tmp_path / "r.html", chosen=chosen), tmp_path))
+    assert attrs["points"] == attrs["svg-points"] == "3"
+
+
+@needs_chromium
 def test_browser_draws_three_objectives_and_progress(tmp_path):
     rng = np.random.default_rng(3)
     result = mopt.solve(mopt.NormalProblem(rng.uniform(1, 10, (40, 3)), sd=0.5), "exhaustive", seed=1)

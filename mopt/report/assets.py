@@ -134,9 +134,9 @@ PAGE_SCRIPT = r"""
     const gd = document.getElementById('frontier');
     document.body.dataset.points = String(gd._fullData.filter(t => t.meta === 'designs')
       .reduce((s, t) => s + t.x.length, 0));
-    const groups = gd.querySelectorAll('.scatterlayer .trace');  // SVG: traces in order
-    document.body.dataset.svgPoints = String([0, 1].reduce(
-      (s, k) => s + (groups[k] ? groups[k].querySelectorAll('.point').length : 0), 0));
+    const groups = Array.from(gd.querySelectorAll('.scatterlayer .trace'))  // SVG groups, by their trace
+      .filter(g => g.__data__ && g.__data__[0] && g.__data__[0].trace.meta === 'designs');
+    document.body.dataset.svgPoints = String(groups.reduce((s, g) => s + g.querySelectorAll('.point').length, 0));
     document.body.dataset.plots = Array.from(document.querySelectorAll('.js-plotly-plot'))
       .map(div => div.id + ':' + div._fullData.map(t => t.type).join(',')).join(' ');
     document.body.dataset.renderMs = String(Math.round(performance.now()));  // since navigation
