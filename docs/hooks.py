@@ -43,7 +43,7 @@ def _this_checkout() -> None:
 #: the packages of the API reference, in page order (a name is documented on the first page that
 #: lists it; later pages link to it)
 API_PACKAGES = ("mopt", "mopt.core", "mopt.core.family", "mopt.scenario", "mopt.solvers",
-                "mopt.workloads", "mopt.expert", "mopt.vmc", "mopt.cloud", "mopt.koala")
+                "mopt.workloads", "mopt.expert", "mopt.vmc", "mopt.cloud", "mopt.koala", "mopt.report")
 
 
 # -- mkdocs events ----------------------------------------------------------------------------

@@ -25,7 +25,8 @@ def add_parser(sub, run_options) -> None:
 
     frontier = sub.add_parser("frontier", help="the Pareto frontier of a scenario file",
                               description="Search the strategy grid of SCENARIO.toml and write "
-                                          "front.csv, evaluations.csv, result.json and front.png.")
+                                          "front.csv, evaluations.csv, result.json, front.png and "
+                                          "report.html (the interactive frontier, for a browser).")
     frontier.add_argument("scenario", metavar="SCENARIO.toml")
     run_options(frontier, None, stdout=True, journal=True)
     frontier.add_argument("--method", default=None,
@@ -115,6 +116,15 @@ def run(args) -> int:
     if to_stdout:
         result.front.to_csv(sys.stdout, index=False)
         return 0
-    written = write_outputs(result, out, functools.partial(scenario.figure, result))
+    report = functools.partial(_write_report, result, problem=problem, family=scenario.family,
+                               scenario=scenario.path, chosen=chosen, title=f"{scenario.name}: {method}")
+    written = write_outputs(result, out, functools.partial(scenario.figure, result), {"report.html": report})
     say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
+
+
+def _write_report(result, path, **kwargs) -> None:
+    """Write the HTML report of ``result`` to ``path`` (:func:`mopt.report.render_report`)."""
+    from mopt.report import render_report
+
+    Path(path).write_text(render_report(result, **kwargs), encoding="utf-8")

@@ -20,8 +20,8 @@ __all__ = ["atomic_write", "OUTPUT_FILES", "executor", "check_out", "check_out_f
 
 #: the files each command writes into --out (a journal must not be one of them)
 OUTPUT_FILES = {
-    "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv"),
-    "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png"),
+    "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv", "report.html"),
+    "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png", "report.html"),
     "compare": ("compare.csv", "summary.csv", "progress.png"),
 }
 

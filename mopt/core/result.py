@@ -224,6 +224,17 @@ class Result:
 
         return plot_result(self, **kw)
 
+    def to_html(self, path: str | os.PathLike, **kwargs) -> Path:
+        """Write the HTML report (:func:`mopt.report.write_report`, which takes ``kwargs``)."""
+        from mopt.report import write_report
+
+        return write_report(self, path, **kwargs)
+
+    def _repr_html_(self) -> str:
+        from mopt.report import repr_html
+
+        return repr_html(self)
+
 
 def _read_meta(meta, path: Path) -> dict:
     """The fields of ``result.json``, validated (InputError naming the file and the field)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -33,7 +34,8 @@ def add_parsers(sub, run_options) -> None:
         "demo", help="ExPERT's reference scenario end to end (frontier, decisions, figure)",
         description="ExPERT's 'Experiment 11' (M_r^max = 0.1): the paper's grid searched exhaustively "
                     "with 10 replications, the Pareto frontier, the strategies that simple utilities "
-                    "choose, the static strategies, and a figure like the paper's Fig. 7.",
+                    "choose, the static strategies, a figure like the paper's Fig. 7, and report.html "
+                    "(the interactive frontier, for a browser).",
     )
     run_options(demo, "mopt-demo", journal=True)
     demo.set_defaults(func=run)
@@ -113,7 +115,17 @@ def run(args) -> int:
         caption=f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}. "
                 "F_s is a stand-in (shifted lognormal) for the paper's Fig. 5 CDF.",
     )
+    def report(path):
+        from mopt.report import render_report
+
+        text = render_report(result, problem=problem, family=FAMILY, chosen=chosen,
+                             scenario=f"ExPERT reference scenario (Experiment 11): reference_environment(0.1)\n"
+                                      f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}\n"
+                                      f"{FS_NOTE}",
+                             title="ExPERT reference scenario (Experiment 11, M_r^max = 0.1)")
+        Path(path).write_text(text, encoding="utf-8")
+
     written = write_outputs(result, out, lambda path: save_figure(fig, path),
-                            {"statics.csv": lambda p: statics.to_csv(p, index=False)})
+                            {"statics.csv": lambda p: statics.to_csv(p, index=False), "report.html": report})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0

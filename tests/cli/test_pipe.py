@@ -104,7 +104,8 @@ def test_frontier_piped_into_head_writes_its_files_and_exits_0(tmp_path):
     err = mopt.communicate(timeout=300)[1].decode()
     assert first.startswith(f"{REFERENCE}: 289 strategies") and first.count("\n") == 1
     assert mopt.returncode == 0 and err == ""
-    assert sorted(p.name for p in out.iterdir()) == ["evaluations.csv", "front.csv", "front.png", "result.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["evaluations.csv", "front.csv", "front.png", "report.html",
+                                                     "result.json"]
 
 
 def test_a_pipe_closed_before_anything_is_printed(tmp_path):

@@ -1,0 +1,191 @@
+"""A result as one self-contained HTML page a person opens in a browser, and as a small table in a
+notebook.
+
+:func:`write_report` writes one file: plotly's JavaScript inlined (it opens from disk with no
+network), the evaluated designs once as columns of numbers, and a short script that draws from them
+the interactive frontier (every evaluated design a marker, the front highlighted and coloured by
+P(non-dominated), hover showing the design's parameters, means and interval), with three or more
+objectives a scatter matrix and a parallel-coordinates view, and the progress curves; the tables
+(the run, the decisions, the uncertain designs, the front) are plain HTML. Axis titles and column
+headers are the family's objective labels and units (:meth:`mopt.core.family.Family.label`).
+
+Uncertainty: ``<objective>_lo`` / ``<objective>_hi`` and ``p_nondominated`` columns and
+``info["uncertainty"]`` when the result has them; otherwise (older results) means ± 1.96 standard
+errors and no P(non-dominated).
+
+:func:`repr_html` is the notebook view (``Result._repr_html_``): the front with its uncertainty as
+an HTML table, no JavaScript.
+
+The package is split by what each part makes: :mod:`mopt.report.tables` (the HTML tables),
+:mod:`mopt.report.data` (the designs as the page's data), :mod:`mopt.report.assets` (style sheet
+and page script). Only :func:`render_report` imports plotly (for its JavaScript bundle).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+from mopt.core.outputs import atomic_write
+from mopt.report.assets import ERROR_CATCHER, PAGE_SCRIPT, STYLE
+from mopt.report.data import GL_THRESHOLD, page_data, uncertain_designs
+from mopt.report.tables import (
+    TABLE_ROWS,
+    decisions_table,
+    family_of,
+    html_table,
+    intervals,
+    objective_labels,
+    run_table,
+)
+
+__all__ = ["write_report", "render_report", "repr_html", "GL_THRESHOLD", "TABLE_ROWS"]
+
+
+def _scenario_text(scenario) -> str | None:
+    """The scenario as text: a string as it is, a path read (bounded, :func:`mopt.core.inputs.read_text`)."""
+    if scenario is None:
+        return None
+    if isinstance(scenario, os.PathLike):
+        from mopt.core.inputs import read_text
+
+        return read_text(Path(scenario), "scenario file")
+    return str(scenario)
+
+
+def render_report(result, *, problem=None, family=None, scenario=None, chosen=None, progress=None,
+                  title=None) -> str:
+    """The report of ``result`` as the text of one self-contained HTML page (see
+    :func:`write_report`, which takes the same arguments and writes it)."""
+    from plotly.offline import get_plotlyjs
+
+    fam = family_of(result, family)
+    labels = objective_labels(result, fam)
+    formats = dict(fam.formats) if fam is not None else {}
+    chosen = dict(chosen or {})
+    objectives = list(result.objectives)
+    ev = result.evaluations
+    title = title or f"mopt result: {result.method}, {len(ev):,} designs, seed {result.seed}"
+    _, kind = intervals(ev, objectives)
+    level = result.info.get("uncertainty", {}).get("level", 0.95) if isinstance(
+        result.info.get("uncertainty"), dict) else 0.95
+    interval = {"ci": f"{level:.0%} confidence intervals", "se": "mean ± 1.96 standard errors (≈95%)",
+                "": "no interval (one replication)"}[kind]
+    uncertain_ids = uncertain_designs(result, ev.reset_index(drop=True))
+    by_design = ev.set_index(ev["design"].astype(int), drop=False)
+    uncertain = by_design.loc[[d for d in uncertain_ids if d in by_design.index]]
+    text = _scenario_text(scenario)
+    h = html.escape
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{h(title)}</title><style>{STYLE}</style>",
+        f"<script>{ERROR_CATCHER}</script>",
+        f"<script>{get_plotlyjs()}</script>",
+        "</head><body>",
+        f"<h1>{h(title)}</h1>",
+        f'<p class="lead">{len(result.front):,} of {len(ev):,} evaluated designs are on the Pareto '
+        f"front (on the means; all objectives minimised). Intervals: {h(interval)}.</p>",
+        "<h2>Pareto frontier</h2>",
+        '<div id="frontier" class="plot"></div>',
+        '<p class="note">Every evaluated design is a marker; the front is highlighted'
+        + (", coloured by P(non-dominated)" if "p_nondominated" in ev.columns else "")
+        + "; hover for a design's parameters, means and interval. Drag to zoom, double-click to reset.</p>",
+    ]
+    if len(objectives) >= 3:
+        parts += ["<h2>Objectives, pairwise</h2>", '<div id="splom" class="plot square"></div>',
+                  "<h2>Parallel coordinates</h2>", '<div id="parcoords" class="plot"></div>',
+                  '<p class="note">Drag along an axis to select a range; the front is drawn in colour.</p>']
+    if chosen:
+        parts += ["<h2>Decisions</h2>", decisions_table(result, chosen, labels, formats)]
+    parts += ["<h2>Uncertain designs</h2>",
+              '<p class="note">Designs whose place on or off the front the replications do not settle '
+              "(most uncertain first).</p>" if len(uncertain) or "p_nondominated" in ev.columns
+              else '<p class="note">This result carries no P(non-dominated): no design is marked '
+                   "uncertain.</p>",
+              html_table(uncertain, result, labels, formats) if len(uncertain) or "p_nondominated"
+              in ev.columns else "",
+              "<h2>Pareto front</h2>", html_table(result.front, result, labels, formats)]
+    if progress is not None and len(progress):
+        parts += ["<h2>Progress</h2>", '<div id="progress" class="panels"></div>']
+    parts += ["<h2>Run</h2>", run_table(result, problem, fam)]
+    if text is not None:
+        parts += ["<h2>Scenario</h2>", f"<pre class=\"scenario\">{h(text)}</pre>"]
+    parts += ['<pre id="errors" hidden></pre>',
+              f"<script>const REPORT = {page_data(result, labels, formats, chosen, progress)};</script>",
+              f"<script>{PAGE_SCRIPT}</script>", "</body></html>"]
+    return "\n".join(parts) + "\n"
+
+
+def write_report(result, path: str | os.PathLike, *, problem=None, family=None, scenario=None,
+                 chosen=None, progress=None, title=None) -> Path:
+    """Write ``result`` as one self-contained HTML page (plotly's JavaScript inlined: it opens
+    from disk with no network), atomically.
+
+    Parameters
+    ----------
+    result : mopt.Result
+        The result (uncertainty columns ``p_nondominated``, ``<objective>_lo``/``_hi`` and
+        ``info["uncertainty"]`` are shown when present; otherwise means ± 1.96 standard errors).
+    path : path
+        The HTML file to write (an existing regular file is replaced).
+    problem : mopt.StochasticProblem, optional
+        The problem searched (its number of designs is shown).
+    family : str or mopt.core.family.Family, optional
+        The family whose objective labels and units name the axes (default:
+        ``result.info["family"]``; without one, the column names).
+    scenario : str or path, optional
+        The scenario, as text or as the path of its file, shown as it is.
+    chosen : dict of str to pandas.Series, optional
+        Label -> the row a utility chose (:meth:`mopt.Result.best`; None: nothing satisfies it);
+        a row may hold ``p_best`` and ``runner_up``.
+    progress : pandas.DataFrame, optional
+        Progress curves: a ``budget`` (or ``n_evals``, ``generation``, ``round``) column against
+        which every other numeric column is drawn, one line per ``method`` if there is such a
+        column (e.g. :func:`mopt.compare`'s rows, averaged over macroreplications).
+    title : str, optional
+        The page's title.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import mopt, tempfile, pathlib
+    >>> result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1]], sd=0.1), "exhaustive", seed=1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     page = write_report(result, pathlib.Path(d) / "report.html")
+    ...     "Plotly" in page.read_text(encoding="utf-8")
+    True
+    """
+    text = render_report(result, problem=problem, family=family, scenario=scenario, chosen=chosen,
+                         progress=progress, title=title)
+    path = Path(path)
+    atomic_write(path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    return path
+
+
+def repr_html(result, *, limit: int = 20) -> str:
+    """The front of ``result`` with its uncertainty as a small HTML table (a notebook's view of a
+    Result, ``Result._repr_html_``; no JavaScript).
+
+    Examples
+    --------
+    >>> import mopt
+    >>> result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1]], sd=0.1), "exhaustive", seed=1)
+    >>> repr_html(result).startswith("<div")
+    True
+    """
+    fam = family_of(result, None)
+    labels = objective_labels(result, fam)
+    formats = dict(fam.formats) if fam is not None else {}
+    front = result.front
+    _, kind = intervals(result.evaluations, result.objectives)
+    interval = {"ci": "confidence intervals", "se": "mean ± 1.96 se", "": "no intervals"}[kind]
+    head = (f"<p><b>mopt Result</b>: method {html.escape(result.method)}, seed {result.seed}, "
+            f"{result.n_evals:,} replications, {len(result.evaluations):,} designs, "
+            f"{len(front):,} on the Pareto front ({interval}).</p>")
+    return f'<div class="mopt-result">{head}{html_table(front, result, labels, formats, limit=limit)}</div>'

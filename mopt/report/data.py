@@ -1,0 +1,143 @@
+"""The report's data (:mod:`mopt.report`): the evaluated designs once, as columns of compact
+numbers, and what the page script (:data:`mopt.report.assets.PAGE_SCRIPT`) needs to draw them."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from mopt.core.pareto import pareto_mask
+from mopt.report.tables import intervals, parameters
+
+__all__ = ["GL_THRESHOLD", "DIGITS", "js_array", "axis_type", "page_data", "uncertain_designs",
+           "progress_data"]
+
+#: above this many evaluated designs the frontier is drawn with WebGL (``scattergl``), not SVG
+GL_THRESHOLD = 2000
+#: significant digits of the numbers carried into the page's plots
+DIGITS = 5
+
+
+def js_array(col: pd.Series) -> str:
+    """A column as a compact JavaScript array: integers as they are, floats to :data:`DIGITS`
+    significant digits, NaN and infinities as null, anything else as strings."""
+    if pd.api.types.is_integer_dtype(col):
+        return "[" + ",".join(map(str, col.tolist())) + "]"
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        spec = f"{{:.{DIGITS}g}}".format
+        return "[" + ",".join(spec(v) if math.isfinite(v) else "null"
+                              for v in col.to_numpy(dtype=float).tolist()) + "]"
+    return json.dumps([None if pd.isna(v) else str(v) for v in col.tolist()])
+
+
+
+def axis_type(values: pd.Series) -> str:
+    """``"log"`` for positive values spanning more than two decades, else ``"linear"``."""
+    v = values.to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    return "log" if len(v) and v.min() > 0 and v.max() / v.min() > 100 else "linear"
+
+
+def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
+    """The JavaScript object the page script draws from (see :data:`mopt.report_page.PAGE_SCRIPT`)."""
+    ev = result.evaluations.reset_index(drop=True)
+    objectives = list(result.objectives)
+    params = parameters(result)
+    bounds, _ = intervals(ev, objectives)
+    columns = {"design": ev["design"], **{c: ev[c] for c in params}}
+    for o in objectives:
+        columns[o] = ev[o]
+        columns[f"{o}_lo"], columns[f"{o}_hi"] = bounds[o]
+    has_p = "p_nondominated" in ev.columns
+    if has_p:
+        columns["p_nondominated"] = ev["p_nondominated"]
+    if "n_reps" in ev.columns:
+        columns["n_reps"] = ev["n_reps"]
+    front = (np.flatnonzero(pareto_mask(ev[objectives].to_numpy(dtype=float))) if len(ev)
+             else np.array([], dtype=int))
+    design_row = {int(d): i for i, d in enumerate(ev["design"].tolist())}
+    # the hover text: parameters, means [interval], P; d3 formats, numbers from customdata
+    hover = ["design"] + params + [c for o in objectives for c in (o, f"{o}_lo", f"{o}_hi")]
+    lines = ["<b>design %{customdata[0]}</b>"]
+    lines += [f"{html.escape(p)} = %{{customdata[{k + 1}]}}" for k, p in enumerate(params)]
+    for j, o in enumerate(objectives):
+        k = 1 + len(params) + 3 * j
+        lines.append(f"{html.escape(labels[o])}: %{{customdata[{k}]:,.4~g}} "
+                     f"[%{{customdata[{k + 1}]:,.4~g}}, %{{customdata[{k + 2}]:,.4~g}}]")
+    if has_p:
+        hover.append("p_nondominated")
+        lines.append(f"P(non-dominated) = %{{customdata[{len(hover) - 1}]:.2f}}")
+    uncertain = uncertain_designs(result, ev)
+    spec = {
+        "n": len(ev),
+        "objectives": objectives,
+        "labels": [labels[o] for o in objectives],
+        "axis_types": [axis_type(ev[o]) for o in objectives],
+        "params": [p for p in params if pd.api.types.is_numeric_dtype(ev[p])],
+        "front": front.tolist(),
+        "uncertain": [design_row[d] for d in uncertain if d in design_row],
+        "has_p": has_p,
+        "gl": len(ev) > GL_THRESHOLD,
+        "hover_columns": hover,
+        "hovertemplate": "<br>".join(lines) + "<extra>%{fullData.name}</extra>",
+        "chosen": [{"label": label, "row": design_row[int(row["design"])]}
+                   for label, row in chosen.items()
+                   if row is not None and int(row["design"]) in design_row],
+        "progress": progress_data(progress),
+    }
+    body = ",".join(f"{json.dumps(name)}:{js_array(col)}" for name, col in columns.items())
+    text = json.dumps(spec)[:-1] + ',"columns":{' + body + "}}"
+    return text.replace("</", "<\\/")  # never ends the <script> element early
+
+
+def uncertain_designs(result, ev: pd.DataFrame) -> list[int]:
+    """The design ids whose membership of the front is uncertain: ``info["uncertainty"]
+    ["uncertain"]``, else those with 0.05 < P(non-dominated) < 0.95, most uncertain first."""
+    listed = result.info.get("uncertainty", {}).get("uncertain") if isinstance(
+        result.info.get("uncertainty"), dict) else None
+    if listed is not None:
+        ids = [int(d) for d in listed]
+    elif "p_nondominated" in ev.columns:
+        p = ev["p_nondominated"].to_numpy(dtype=float)
+        ids = ev["design"][(p > 0.05) & (p < 0.95)].astype(int).tolist()
+    else:
+        return []
+    if "p_nondominated" in ev.columns:
+        p = dict(zip(ev["design"].astype(int).tolist(), ev["p_nondominated"].tolist(), strict=True))
+        ids.sort(key=lambda d: abs(p.get(d, 0.5) - 0.5))
+    return ids
+
+
+def progress_data(progress) -> dict | None:
+    """Progress curves for the page: x is the first of ``budget``, ``n_evals``, ``generation``,
+    ``round`` present (else the index), one panel per other numeric column; with a ``method``
+    column, one line per method (the mean over rows of the same method and x, e.g. over
+    macroreplications)."""
+    if progress is None or len(progress) == 0:
+        return None
+    df = progress.copy()
+    x = next((c for c in ("budget", "n_evals", "generation", "round") if c in df.columns), None)
+    if x is None:
+        x = df.index.name or "step"
+        df = df.reset_index(names=x)
+    if "status" in df.columns:
+        df = df[df["status"].isin(["ok"])] if (df["status"] == "ok").any() else df
+    metrics = [c for c in df.columns if c not in (x, "method", "macrorep", "seed")
+               and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+    groups = df.groupby("method", sort=False) if "method" in df.columns else [("", df)]
+    panels = []
+    for m in metrics:
+        series = []
+        for name, g in groups:
+            mean = g.groupby(x, sort=True)[m].mean()
+            series.append({"name": str(name), "x": [float(v) for v in mean.index],
+                           "y": [float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None for v in mean]})
+        panels.append({"metric": m, "series": series})
+    xs = df[x].to_numpy(dtype=float)
+    log = bool(len(xs) and np.nanmin(xs) > 0 and np.nanmax(xs) / np.nanmin(xs) > 10)
+    return {"x": x, "x_type": "log" if log else "linear", "panels": panels}
+
