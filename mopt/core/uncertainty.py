@@ -124,8 +124,13 @@ def _nondominated_2d(mu: np.ndarray) -> np.ndarray:
     y = np.take_along_axis(mu[:, :, 1], order, axis=1)
     before = np.minimum.accumulate(np.concatenate([np.full((B, 1), np.inf), y[:, :-1]], axis=1), axis=1)
     dominated = before < y
-    for b, i in np.argwhere(before == y):  # an earlier point of the same f2: dominates if its f1 is lower
-        dominated[b, i] = bool(((y[b, :i] == y[b, i]) & (x[b, :i] < x[b, i])).any())
+    tied = before == y
+    if tied.any():  # an earlier point of the same f2 dominates iff its f1 is lower: the first of
+        # them set the running minimum (ties do not reset it), and it has the lowest f1
+        record = np.where(y < before, np.arange(C)[None, :], 0)
+        first = np.maximum.accumulate(record, axis=1)  # the latest new minimum at or before each
+        setter = np.concatenate([np.zeros((B, 1), dtype=first.dtype), first[:, :-1]], axis=1)
+        dominated |= tied & (np.take_along_axis(x, setter, axis=1) < x)
     out = np.empty((B, C), dtype=bool)
     np.put_along_axis(out, order, ~dominated, axis=1)
     return out
