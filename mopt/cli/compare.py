@@ -57,7 +57,12 @@ def run(args) -> int:
     )
     from mopt.core.outputs import atomic_write
     from mopt.core.problem import MAX_REPS
+    from mopt.compare import _budget_fits, _derived_seed, _journal_file, _method_options, ground_truth
+    from mopt.scoring import SCORES
+    from mopt.core.random import resolve_seed
+    from mopt.core.result import Result
     from mopt.plot import plot_progress
+    from mopt.report import write_report
     from mopt.scenario import load_scenario
     from mopt.solvers.base import resolve_utility, utility_scores
     from mopt.utility_spec import parse_utility
@@ -83,10 +88,18 @@ def run(args) -> int:
     options = method_options(args.option, per_method=True)
     if scenario.options and scenario.method in methods:  # [run] options belong to its method
         options[scenario.method] = {**scenario.options, **options.get(scenario.method, {})}
+    per_method = _method_options(methods, options, utility)  # bad options: refused before simulating
+    for m in methods:
+        for b in budgets:
+            _budget_fits(problem, m, per_method[m], b)
     with executor(args) as client:
-        df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility,
-                     truth_reps=truth_reps, executor=client, journal=args.journal,
-                     progress=progress(args), options=options)
+        # the ground truth as compare() would compute it (its own seed), kept for the report
+        truth_seed = _derived_seed(resolve_seed(seed), 1)
+        truth = ground_truth(problem, truth_n, seed=truth_seed, executor=client,
+                             journal=_journal_file(args.journal, truth_seed), progress=progress(args))
+        df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility, truth=truth,
+                     executor=client, journal=args.journal, progress=progress(args), options=options)
+        df.attrs["truth_reps"] = truth_n
     table = summary(df)
     print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "
           "regret and hv_ratio quartiles (q1, median, q3).")
@@ -97,11 +110,19 @@ def run(args) -> int:
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
                f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
-    with deferred_signals():  # the three files are written whole, as a set
+    truth_result = Result(method=f"exhaustive, {truth_n} replications each (the ground truth)",
+                          seed=truth_seed, n_evals=int(truth["n_reps"].sum()),
+                          objectives=tuple(problem.objectives), evaluations=truth,
+                          info={"family": scenario.family, "scenario": str(scenario.path)})
+    curves = df[df["status"] == "ok"].groupby(["method", "budget"], as_index=False).mean(numeric_only=True)
+    with deferred_signals():  # the files are written whole, as a set
         atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
         atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
         plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
                       caption=caption)
-    written = [out / n for n in ("compare.csv", "summary.csv", "progress.png")]
+        write_report(truth_result, out / "report.html", family=scenario.family, scenario=scenario.path,
+                     progress=curves[["method", "budget", *SCORES]],
+                     title=f"{scenario.name}: search methods under equal budgets (the ground truth's front)")
+    written = [out / n for n in ("compare.csv", "summary.csv", "progress.png", "report.html")]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
