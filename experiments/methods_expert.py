@@ -33,7 +33,7 @@ import mopt  # noqa: E402
 from mopt.compare import compare, ground_truth, summary  # noqa: E402
 from mopt.core.result import atomic_write  # noqa: E402
 from mopt.expert import NTDMrProblem, high_resolution_grid, wl3_environment  # noqa: E402
-from mopt.plot import plot_progress  # noqa: E402
+from mopt.progress_plot import plot_progress  # noqa: E402
 
 SEED = 2012
 BUDGETS = ["1%", "2%", "5%", "10%", "25%", "50%", "100%"]

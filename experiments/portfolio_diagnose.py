@@ -42,11 +42,11 @@ from _common import markdown_table, report
 
 from mopt.cloud import engine as E
 from mopt.cloud import portfolio, simulate
-from mopt.workloads import load_trace
 from mopt.cloud.online import online_scores
 from mopt.cloud.portfolio_scheduler import run_selections, simulate_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
 from mopt.cloud.simulate import run_result, start_run
+from mopt.workloads import load_trace
 
 SEED = 1
 CLOUD = {"boot_delay": 120, "step": 20, "max_vms": 256, "runtime": "actual", "kappa": 100.0,

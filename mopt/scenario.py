@@ -34,7 +34,7 @@ implements :meth:`Scenario.problem`. It may override the hooks, all optional, th
 without knowing the family: ``legend`` (class attribute: the objectives' units, printed after the
 frontier's size), ``intro(problem)`` (lines printed before a search), ``result_info(problem)``
 (extra JSON-serialisable entries of ``Result.info``), ``report(result)`` (text printed after the
-frontier) and ``figure(result, path)`` (default: :func:`mopt.plot.plot_result` with the
+frontier) and ``figure(result, path)`` (default: :func:`mopt.result_plots.plot_result` with the
 family's objective labels). What designs are called and how objectives are labelled come from the
 family's :class:`~mopt.core.family.Family` declaration.
 
@@ -181,11 +181,12 @@ class Scenario:
         return ""
 
     def figure(self, result: Result, path: str | os.PathLike) -> None:
-        """Write the frontier figure of ``result`` to ``path`` (:func:`mopt.plot.plot_result`, labels
+        """Write the frontier figure of ``result`` to ``path`` (:func:`mopt.result_plots.plot_result`, labels
         and units from the family): two objectives on one panel, three or more as a matrix of
         pairwise panels, one against the design index; every evaluated design, the Pareto front and
         its confidence intervals."""
-        from mopt.plot import plot_result, save_figure
+        from mopt.plot import save_figure
+        from mopt.result_plots import plot_result
 
         fig = plot_result(
             result, family=self.family_object, title=f"{self.name}: Pareto frontier",

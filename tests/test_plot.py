@@ -13,11 +13,14 @@ from matplotlib.figure import Figure
 
 import mopt
 import mopt.plot
+import mopt.progress_plot
 import mopt.result_plots
 from mopt import FunctionProblem
 from mopt.compare import compare
 from mopt.core.family import get_family
-from mopt.plot import plot_frontier, plot_parallel, plot_progress, plot_result, save_figure
+from mopt.plot import plot_frontier, save_figure
+from mopt.progress_plot import plot_progress
+from mopt.result_plots import plot_parallel, plot_result
 from tests.known_means import DESIGNS, MEANS, exact
 
 
@@ -82,7 +85,7 @@ def _errorbars(ax):
 def test_no_family_is_assumed_in_mopt_plot():
     assert inspect.signature(plot_frontier).parameters["x"].default is None
     assert inspect.signature(plot_frontier).parameters["y"].default is None
-    for module in (mopt.plot, mopt.result_plots):
+    for module in (mopt.plot, mopt.result_plots, mopt.progress_plot):
         source = inspect.getsource(module)
         assert "makespan" not in source and "ExPERT" not in source and "expert" not in source
 

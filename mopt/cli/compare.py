@@ -50,20 +50,24 @@ def run(args) -> int:
     from mopt.compare import (
         MAX_MACROREPS,
         TOO_SMALL,
+        _budget_fits,
         _check_methods,
+        _derived_seed,
+        _journal_file,
+        _method_options,
         compare,
+        ground_truth,
         resolve_budgets,
         summary,
     )
     from mopt.core.outputs import atomic_write
     from mopt.core.problem import MAX_REPS
-    from mopt.compare import _budget_fits, _derived_seed, _journal_file, _method_options, ground_truth
-    from mopt.scoring import SCORES
     from mopt.core.random import resolve_seed
     from mopt.core.result import Result
-    from mopt.plot import plot_progress
+    from mopt.progress_plot import plot_progress
     from mopt.report import write_report
     from mopt.scenario import load_scenario
+    from mopt.scoring import SCORES
     from mopt.solvers.base import resolve_utility, utility_scores
     from mopt.utility_spec import parse_utility
 

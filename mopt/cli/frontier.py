@@ -12,7 +12,14 @@ import numpy as np
 from mopt.cli.options import method_options, positive_int
 from mopt.core.errors import InputError
 from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
-from mopt.tables import HOW_SURE_FORMATS, choose, chosen_table, format_table, how_sure, parameter_columns
+from mopt.tables import (
+    HOW_SURE_FORMATS,
+    choose,
+    chosen_table,
+    format_table,
+    how_sure,
+    parameter_columns,
+)
 
 __all__ = ["MAX_ROWS", "add_parser", "run"]
 

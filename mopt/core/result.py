@@ -219,8 +219,8 @@ class Result:
         )
 
     def plot(self, **kw):
-        """The front among every evaluated design, with intervals (:func:`mopt.plot.plot_result`)."""
-        from mopt.plot import plot_result
+        """The front among every evaluated design, with intervals (:func:`mopt.result_plots.plot_result`)."""
+        from mopt.result_plots import plot_result
 
         return plot_result(self, **kw)
 

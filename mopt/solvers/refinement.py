@@ -15,8 +15,8 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_int
 from mopt.core.execute import Runner
-from mopt.core.result import Result, summarise
 from mopt.core.pareto import pareto_mask
+from mopt.core.result import Result, summarise
 from mopt.core.uncertainty import annotate, screen
 from mopt.solvers.base import SearchState, _open_journal, _plan, _round, progress_bar, requests
 from mopt.solvers.mocba import mocba_allocation

@@ -77,7 +77,7 @@ def test_workers_give_the_same_files(tmp_path, capsys):
     lines = [f"{k + 1} {t} 0 {r} {n} -1 -1 {n} {2 * r} -1 1 {u} 1 1 1 1 -1 -1"
              for k, (t, r, n, u) in enumerate(zip(np.sort(rng.integers(0, 20_000, 30)),
                                                   rng.integers(30, 4000, 30),
-                                                  rng.integers(1, 9, 30), rng.integers(1, 4, 30)))]
+                                                  rng.integers(1, 9, 30), rng.integers(1, 4, 30), strict=True))]
     path = tmp_path / "random.swf"
     path.write_text("; MaxProcs: 16\n" + "\n".join(lines) + "\n")
     mix = MIX + ",ODB-LXF-BestFit"

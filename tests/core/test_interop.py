@@ -130,9 +130,8 @@ def test_moead_runs_an_unconstrained_problem_with_pymoo_defaults(function_proble
 
 
 def test_a_pymoo_result_from_default_operators_decodes_to_designs():
-    from tests.helpers import noisy_quadratic
-
     from mopt import FunctionProblem
+    from tests.helpers import noisy_quadratic
 
     prob = FunctionProblem(noisy_quadratic, [{"x": x} for x in range(8)], ["time", "cost"], n_reps=2, seed=3)
     res = minimize(prob, NSGA2(pop_size=6), ("n_gen", 3), seed=1, verbose=False)  # float X
