@@ -3,7 +3,8 @@
 ``timeout``, systemd and batch schedulers (SLURM) stop a program with SIGTERM.  Inside
 :func:`sigterm_raises`, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``), so the same
 clean-up runs as for Ctrl-C: temporary files are removed, the journal is closed with every
-finished batch committed, a Dask cluster is shut down.  Inside :func:`deferred_signals` (writing
+finished batch committed, a Dask cluster is shut down.  A signal that arrives while Numba compiles
+(or loads a compiled function from its cache) is raised when that compilation ends, not inside it.  Inside :func:`deferred_signals` (writing
 a set of output files), SIGINT and SIGTERM wait until the section ends, so they never leave half
 of a set replaced.  ``dask_setup`` is the preload of mopt's local Dask workers: they ignore
 SIGINT (a Ctrl-C in a terminal reaches the whole process group), and the main process, which
@@ -12,6 +13,7 @@ handles it, shuts them down quietly.
 
 from __future__ import annotations
 
+import _thread
 import signal
 import sys
 import threading
@@ -42,8 +44,28 @@ def _exception(signum: int) -> KeyboardInterrupt:
     return Terminated("SIGTERM") if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+def _compiling() -> bool:
+    """Whether this thread is inside Numba's compiler (compiling, or loading from its cache)."""
+    compiler_lock = sys.modules.get("numba.core.compiler_lock")
+    return compiler_lock is not None and compiler_lock.global_compiler_lock.is_locked()
+
+
+def _raise_after_compiling(signum: int) -> None:
+    """Deliver ``signum`` to the main thread again once Numba's compiler lock is free (a thread)."""
+    lock = sys.modules["numba.core.compiler_lock"].global_compiler_lock
+    lock.acquire()  # blocks while the main thread compiles
+    lock.release()
+    if _received:  # still inside sigterm_raises
+        _thread.interrupt_main(signum)
+
+
 def _raise_signal(signum, frame):
     _received.append(signum)
+    if _compiling():
+        # an exception inside Numba's compiler can leave it half-way (a later call then fails with
+        # "no compiled object yet", or crashes): raised again as soon as the compilation ends
+        threading.Thread(target=_raise_after_compiling, args=(signum,), daemon=True).start()
+        return
     raise _exception(signum)
 
 
