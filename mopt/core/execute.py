@@ -247,6 +247,8 @@ class Runner:
     def _sliced(self, idx, reps) -> np.ndarray:
         """The values of one batch, simulated in calls of about :data:`CALL_SECONDS` each (the same
         values as one call: replications are addressed by ``(seed, design, replication)``)."""
+        if len(idx) == 0 or len(reps) == 0:
+            return self.problem.replicate(idx, reps, self.entropy)
         values = None
         for rows, cols in _slices(idx, reps, self._pacer.size):
             start = time.perf_counter()
@@ -257,8 +259,6 @@ class Runner:
             if values is None:
                 values = np.empty((len(idx), len(reps), *part.shape[2:]), dtype=part.dtype)
             values[rows, cols] = part
-        if values is None:  # an empty batch
-            return self.problem.replicate(idx, reps, self.entropy)
         return values
 
     def _run_dask(self, batches):

@@ -43,3 +43,25 @@ def test_the_program_handler_is_installed_only_in_the_mopt_program():
 
     assert not started_as_program()  # pytest imported mopt as a library
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_signal_inside_numbas_own_python_code_is_raised_after_it():
+    """A compiled function calls back into Numba's Python code while it converts its results
+    (``numba.core.serialize._numba_unpickle``); a signal raised there crashed ``mopt koala LCG``
+    (exit -11, 2 of 8 tries before): it waits until that code returns."""
+    numba_code = {"__name__": "numba.core.serialize", "signal": signal, "time": time}
+    exec("def convert():\n"  # a function of a numba module, busy for 0.2 s after the signal
+         "    signal.raise_signal(signal.SIGTERM)\n"
+         "    start = time.monotonic()\n"
+         "    while time.monotonic() < start + 0.2:\n"
+         "        pass\n"
+         "    return 'converted'\n", numba_code)  # fmt: skip
+    got, after = [], []
+    with pytest.raises(Terminated):
+        with sigterm_raises():
+            got.append(numba_code["convert"]())
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+            after.append("never raised")
+    assert got == ["converted"] and after == []
