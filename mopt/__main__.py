@@ -1,7 +1,5 @@
 """``python -m mopt``: the same as the ``mopt`` command."""
 
-import sys
+from mopt.cli import program
 
-from mopt.cli import main
-
-sys.exit(main())
+program()

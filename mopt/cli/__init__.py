@@ -35,7 +35,7 @@ from mopt.core.family import families
 from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_raises
 from mopt.core.outputs import message as _message
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "program", "build_parser"]
 
 #: errors that mean bad input (exit code 2); anything else is exit code 1
 BAD_INPUT = (InputError, TypeError, ValueError, FileNotFoundError, PermissionError, IsADirectoryError,
@@ -83,6 +83,25 @@ def main(argv: list[str] | None = None) -> int:
     """
     with guarded_stdout():  # a reader closing stdout (`| head`) loses the rest of the printout only
         return _main(argv)
+
+
+def program() -> None:
+    """The ``mopt`` program (``python -m mopt``, the ``mopt`` script): :func:`main`, then exit.
+
+    A run stopped by Ctrl-C or SIGTERM has cleaned up by the time :func:`main` returns (temporary
+    files removed, the journal closed, a Dask cluster shut down); it then exits at once, without
+    the interpreter's teardown, which frees Numba's compiled code object by object (measured: 0.5
+    to 1 s on a loaded two-core machine, as long as the rest of the stop).
+    """
+    code = main()
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a reader gone, a closed stream: nothing more to say
+                pass
+        os._exit(code)
+    sys.exit(code)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -143,4 +162,4 @@ def _stopped(exc: KeyboardInterrupt, args) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    program()

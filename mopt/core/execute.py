@@ -1,9 +1,11 @@
 """Running replications: in-process, on a ``concurrent.futures`` executor, or on a Dask cluster.
 
-Work is shipped in batches (designs × a range of replications); each batch is one call of
-:meth:`StochasticProblem.replicate`.  Because every replication is addressed by ``(seed, design,
-replication)``, the values do not depend on the batching, the executor or the order in which
-batches finish.
+Work is shipped in batches (designs × a range of replications); on an executor each batch is one
+call of :meth:`StochasticProblem.replicate`.  In-process, a batch is cut into slices of about
+:data:`CALL_SECONDS` each: a signal handler (Ctrl-C, SIGTERM) runs only when a compiled simulator
+returns to Python, so no call may last long.  Because every replication is addressed by ``(seed,
+design, replication)``, the values do not depend on the batching, the slicing, the executor or the
+order in which batches finish.
 
 A Dask ``distributed.Client`` (or its ``get_executor()``) gets the problem once per run (as the
 result of a task, which the scheduler recomputes if the worker holding it dies) and then only
@@ -25,10 +27,16 @@ import numpy as np
 
 from mopt.core.inputs import check_workers
 
-__all__ = ["Runner", "kernel_threads", "local_cluster", "make_batches", "n_workers"]
+__all__ = ["CallPacer", "Runner", "kernel_threads", "local_cluster", "make_batches", "n_workers"]
 
 #: in-process with a journal, batches last at least about this long (seconds)
 COMMIT_SECONDS = 0.2
+#: in-process, one call of the simulator lasts about this long at most (seconds): a Ctrl-C or
+#: SIGTERM is handled when it returns, so a run stops within about this time
+CALL_SECONDS = 0.25
+#: in-process, a call holds at most this many times the pairs of the one before (the first: one
+#: pair), so that a pace measured on a few cheap designs cannot make the next call very long
+SLICE_GROWTH = 8
 #: on an executor, a round is cut into about this many batches per worker (benchmarks/scale.py:
 #: on the WL3 frontier 8 beats 4 by 1.4x with 2 Dask workers, the last batches being shorter)
 BATCHES_PER_WORKER = 8
@@ -71,6 +79,67 @@ def make_batches(indices, reps, max_size: int) -> list[tuple[np.ndarray, np.ndar
         return [(indices, reps[k : k + per]) for k in range(0, len(reps), per)]
     return [(indices[k : k + max_size], reps[r : r + 1]) for r in range(len(reps))
             for k in range(0, len(indices), max_size)]
+
+
+class CallPacer:
+    """How much work the next call of a compiled simulator may take, so that it returns to Python
+    within about :data:`CALL_SECONDS`: at the pace of the last call, and at most
+    :data:`SLICE_GROWTH` times its work (``first`` units for the first call).
+
+    A signal handler (Ctrl-C, SIGTERM) runs only when compiled code returns to Python: a long
+    simulation is made of many calls, each asking :meth:`size` and telling :meth:`record`.
+
+    Examples
+    --------
+    >>> pacer = CallPacer()
+    >>> pacer.size()
+    1
+    >>> pacer.record(1, 0.001)  # one unit took 1 ms: grow, but at most 8 times
+    >>> pacer.size()
+    8
+    >>> pacer.record(8, 0.2)  # 25 ms a unit: 10 units fill CALL_SECONDS
+    >>> pacer.size()
+    10
+    """
+
+    def __init__(self, first: int = 1):
+        self.first = first
+        self.units = 0  # work of the last call (0: none yet)
+        self.seconds_per_unit = 0.0  # its pace
+
+    def size(self) -> int:
+        if self.units == 0:
+            return max(1, int(self.first))
+        limit = SLICE_GROWTH * self.units
+        if self.seconds_per_unit > 0:
+            limit = min(limit, int(CALL_SECONDS / self.seconds_per_unit))
+        return max(1, limit)
+
+    def record(self, units: int, seconds: float) -> None:
+        self.units = max(1, int(units))
+        self.seconds_per_unit = seconds / self.units
+
+
+def _slices(indices, reps, size):
+    """Yield ``(rows, columns)``: slices of the designs ``indices`` × replications ``reps``, in
+    order, the rule of :func:`make_batches` applied to each slice with ``size()`` pairs, asked
+    before each slice (so that it may change as slices finish)."""
+    n_designs, n_reps = len(indices), len(reps)
+    r = 0
+    while r < n_reps:
+        pairs = max(1, int(size()))
+        if n_designs <= pairs:  # every design, a range of replications
+            per = min(pairs // n_designs, n_reps - r)
+            yield slice(0, n_designs), slice(r, r + per)
+            r += per
+            continue
+        d = 0  # one replication, a range of designs
+        while d < n_designs:
+            yield slice(d, min(d + pairs, n_designs)), slice(r, r + 1)
+            d += pairs
+            if d < n_designs:
+                pairs = max(1, int(size()))
+        r += 1
 
 
 def _dask_client(executor):
@@ -127,7 +196,7 @@ class Runner:
         self.executor = executor
         self._client = None if executor is None else _dask_client(executor)
         self._shipped = None  # the Dask future whose result is the problem
-        self._pair_seconds = 0.0  # in-process: seconds per design x replication pair, last batch
+        self._pacer = CallPacer()  # in-process: design x replication pairs per call
 
     @property
     def workers(self) -> int:
@@ -135,8 +204,9 @@ class Runner:
 
     def batch_size(self, pairs: int, batch_size: int | None = None, *, journal: bool = False) -> int:
         """Design × replication pairs per batch of a round of ``pairs``: ``batch_size`` if given;
-        in-process, one vectorised call (with a journal, about 16 calls of at least
-        :data:`COMMIT_SECONDS` each, so that work is committed as it goes); on an executor, about
+        in-process, the whole round (which :meth:`run` simulates in calls of about
+        :data:`CALL_SECONDS`; with a journal, about 16 batches of at least :data:`COMMIT_SECONDS`
+        each, so that work is committed as it goes); on an executor, about
         :data:`BATCHES_PER_WORKER` batches per worker, so that work spreads and stragglers are
         short."""
         if batch_size is not None:
@@ -146,8 +216,8 @@ class Runner:
                 return max(1, pairs)
             # but no batch shorter than about COMMIT_SECONDS: commits stay cheap next to the work
             per = math.ceil(pairs / 16)
-            if self._pair_seconds > 0:
-                per = max(per, int(COMMIT_SECONDS / self._pair_seconds))
+            if self._pacer.seconds_per_unit > 0:
+                per = max(per, int(COMMIT_SECONDS / self._pacer.seconds_per_unit))
             return max(1, per)
         return max(1, math.ceil(pairs / (BATCHES_PER_WORKER * self.workers)))
 
@@ -156,10 +226,7 @@ class Runner:
         ``values`` has shape (len(indices), len(reps), n_obj)."""
         if self.executor is None:
             for k, (idx, reps) in enumerate(batches):
-                start = time.perf_counter()
-                values = self.problem.replicate(idx, reps, self.entropy)
-                self._pair_seconds = (time.perf_counter() - start) / max(1, len(idx) * len(reps))
-                yield k, values
+                yield k, self._sliced(np.asarray(idx), np.asarray(reps))
             return
         if self._client is not None:
             yield from self._run_dask(batches)
@@ -176,6 +243,23 @@ class Runner:
         finally:
             for fut in futures:
                 fut.cancel()
+
+    def _sliced(self, idx, reps) -> np.ndarray:
+        """The values of one batch, simulated in calls of about :data:`CALL_SECONDS` each (the same
+        values as one call: replications are addressed by ``(seed, design, replication)``)."""
+        if len(idx) == 0 or len(reps) == 0:
+            return self.problem.replicate(idx, reps, self.entropy)
+        values = None
+        for rows, cols in _slices(idx, reps, self._pacer.size):
+            start = time.perf_counter()
+            part = self.problem.replicate(idx[rows], reps[cols], self.entropy)
+            self._pacer.record(part.shape[0] * part.shape[1], time.perf_counter() - start)
+            if rows == slice(0, len(idx)) and cols == slice(0, len(reps)):
+                return part  # the whole batch in one call
+            if values is None:
+                values = np.empty((len(idx), len(reps), *part.shape[2:]), dtype=part.dtype)
+            values[rows, cols] = part
+        return values
 
     def _run_dask(self, batches):
         from distributed import as_completed as dask_completed

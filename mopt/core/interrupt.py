@@ -3,7 +3,9 @@
 ``timeout``, systemd and batch schedulers (SLURM) stop a program with SIGTERM.  Inside
 :func:`sigterm_raises`, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``), so the same
 clean-up runs as for Ctrl-C: temporary files are removed, the journal is closed with every
-finished batch committed, a Dask cluster is shut down.  Inside :func:`deferred_signals` (writing
+finished batch committed, a Dask cluster is shut down.  A signal that arrives while Numba compiles
+(or loads a compiled function from its cache), or while a compiled function converts its arguments
+or results, is raised as soon as Numba's code is left, never inside it.  Inside :func:`deferred_signals` (writing
 a set of output files), SIGINT and SIGTERM wait until the section ends, so they never leave half
 of a set replaced.  ``dask_setup`` is the preload of mopt's local Dask workers: they ignore
 SIGINT (a Ctrl-C in a terminal reaches the whole process group), and the main process, which
@@ -12,9 +14,11 @@ handles it, shuts them down quietly.
 
 from __future__ import annotations
 
+import _thread
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -42,8 +46,50 @@ def _exception(signum: int) -> KeyboardInterrupt:
     return Terminated("SIGTERM") if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+#: seconds between two tries to deliver a signal that arrived inside Numba's own Python code
+RETRY_SECONDS = 0.005
+
+
+def _compiling() -> bool:
+    """Whether this thread is inside Numba's compiler (compiling, or loading from its cache)."""
+    compiler_lock = sys.modules.get("numba.core.compiler_lock")
+    return compiler_lock is not None and compiler_lock.global_compiler_lock.is_locked()
+
+
+def _in_numba(frame) -> bool:
+    """Whether ``frame`` or a caller of it is Numba's or llvmlite's own Python code: a compiled
+    function calls back into it while it converts its arguments and results (``_numba_unpickle``)."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(("numba.", "llvmlite.")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _deliver_later(signum: int, compiling: bool) -> None:
+    """Deliver ``signum`` to the main thread again (a thread): once Numba's compiler lock is free,
+    or after :data:`RETRY_SECONDS`."""
+    if compiling:
+        lock = sys.modules["numba.core.compiler_lock"].global_compiler_lock
+        lock.acquire()  # blocks while the main thread compiles
+        lock.release()
+    else:
+        time.sleep(RETRY_SECONDS)
+    if _received:  # still inside sigterm_raises
+        _thread.interrupt_main(signum)
+
+
 def _raise_signal(signum, frame):
     _received.append(signum)
+    compiling = _compiling()
+    if compiling or _in_numba(frame):
+        # an exception raised inside Numba's compiler can leave it half-way (a SIGTERM was then
+        # swallowed, or a later call failed with "no compiled object yet"); raised while a compiled
+        # function converts its results, it crashed the process (exit -11, mopt koala LCG): the
+        # signal is raised again as soon as Numba's code is left
+        threading.Thread(target=_deliver_later, args=(signum, compiling), daemon=True).start()
+        return
     raise _exception(signum)
 
 

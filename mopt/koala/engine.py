@@ -16,6 +16,11 @@ ticks where something happens. At each tick, in this order:
 
 The next tick is the one of the :func:`next_event`.
 
+:func:`run_engine` runs the loop in calls of about :data:`mopt.core.execute.CALL_SECONDS` each
+(:func:`run_ticks` stops after a budget of work, status :data:`PAUSED`, and goes on from where it
+stopped): a Ctrl-C or SIGTERM is handled when a call returns, so a whole trace stops within about
+that time.  The calls give the same results as one call.
+
 A cluster job starts at the tick. A cloud job takes idle VMs, leases the shortfall and starts when
 all its VMs are up. The engine does not know which policy it runs: a policy is its queues
 (:class:`~mopt.koala.tables.QueueTable`). Runtime prediction is :mod:`mopt.workloads.prediction`'s,
@@ -28,12 +33,14 @@ by tick; ``tests/koala/test_engine.py`` compares the two job by job.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from numba import njit
 
 from mopt.cloud.billing import release_due  # noqa: F401 - the release rule (mopt.koala.sites), re-exported
 from mopt.cloud.kernels import inlined_kernel, kernel
+from mopt.core.execute import CallPacer
 from mopt.koala import heap
 from mopt.koala.policies import FCFS
 from mopt.koala.queueing import compact, join, next_job, order_keys
@@ -63,6 +70,12 @@ from mopt.koala.tables import (
 from mopt.workloads.prediction import record_finished
 
 __all__ = ["run_engine", "Workload", "SiteTable", "QueueTable"]
+
+#: :func:`run_ticks`' status: every job completed; jobs were left that fit nowhere; the tick
+#: budget ran out (call again from the tick returned)
+DONE, STALLED, PAUSED = 0, 1, 2
+#: units of work of the first call of :func:`run_ticks` (later calls: as many as fill CALL_SECONDS)
+FIRST_WORK = 10_000
 
 
 @kernel
@@ -135,12 +148,14 @@ def start_run(state, work, queues, q, j, s, begin):
 
 @inlined_kernel
 def serve(state, work, sites, queues, q, t):
-    """Step 4 for queue ``q``: place its jobs, in its order, while one fits a site."""
-    if state.length[q] == 0:
-        return
+    """Step 4 for queue ``q``: place its jobs, in its order, while one fits a site; returns about
+    how many queue places it visited (the work :func:`run_ticks` counts)."""
+    waiting = state.length[q]
+    if waiting == 0:
+        return 0
     room = max_room(state, sites, queues, q)
     if room < state.smallest[q]:
-        return  # no waiting job fits any site of this queue
+        return 0  # no waiting job fits any site of this queue
     keyed = queues.order[q] != FCFS
     if keyed:
         order_keys(state, work, q, queues.order[q], BIG - 1 if queues.blocking else room, t)
@@ -160,6 +175,7 @@ def serve(state, work, sites, queues, q, t):
         room = max_room(state, sites, queues, q)
     if placed:
         compact(state, work, q)
+    return waiting * (placed + 2)  # the keys, a scan per job placed and one more, compact
 
 
 @kernel
@@ -176,28 +192,39 @@ def next_event(state, work, next_release):
 
 
 @kernel
-def run_ticks(state, work, sites, queues, step):
-    """Simulate one policy over one trace from ``state`` (module docstring); returns ``(last tick,
-    status)``, status 1 if jobs were left that fit nowhere."""
+def run_ticks(state, work, sites, queues, step, t, budget):
+    """Simulate one policy over one trace from ``state`` at tick ``t`` (module docstring) until
+    about ``budget`` units of work are done (a unit: a tick, a run ended, a job arrived, a queue
+    place visited); returns ``(tick, status, work done)``: the last tick and :data:`DONE`, the last
+    tick and :data:`STALLED` if jobs were left that fit nowhere, or the tick to go on from and
+    :data:`PAUSED`."""
     t0 = work.submit[0]
-    t = t0
-    while True:
+    done = 0
+    while done < budget:
+        running, arrived = state.counts[C_RUNNING], state.counts[C_ARRIVED]
         changed = end_runs(state, work, sites, queues, t)  # 1.
         if state.counts[C_DONE] == work.submit.shape[0]:
-            return t, 0
+            return t, DONE, done + 1
         changed = arrivals(state, work, t) or changed  # 2.
         next_release = release_idle_vms(state, sites, t, step)  # 3.
+        done += 1 + (running - state.counts[C_RUNNING]) + (state.counts[C_ARRIVED] - arrived)
         if changed:  # 4.
             for q in range(queues.limit.shape[0]):
-                serve(state, work, sites, queues, q, t)
+                done += serve(state, work, sites, queues, q, t)
         nxt = next_event(state, work, next_release)
         if nxt == math.inf:
-            return t, 1  # jobs wait that fit nowhere, and nothing will change
+            return t, STALLED, done  # jobs wait that fit nowhere, and nothing will change
         t_next = t0 + math.ceil((nxt - t0) / step) * step  # the tick of the next event
         t = t_next if t_next > t else t + step
+    return t, PAUSED, done
 
 
 @njit(cache=True)
+def advance(state, work, sites, queues, step, t, budget):
+    """:func:`run_ticks` called from Python (a kernel takes no arrays from Python)."""
+    return run_ticks(state, work, sites, queues, step, t, budget)
+
+
 def run_engine(work, sites, queues, step):
     """Simulate one policy (``queues``) over one trace (``work``) on ``sites``; see the module
     docstring for the rules.
@@ -207,7 +234,18 @@ def run_engine(work, sites, queues, step):
     up to the last completion, wasted cloud VM-seconds); status 1 if jobs were left that fit nowhere.
     """
     state = new_state(work, sites, queues)
-    t, status = run_ticks(state, work, sites, queues, step)
+    t, status = work.submit[0], PAUSED
+    pacer = CallPacer(FIRST_WORK)
+    while status == PAUSED:  # calls of about CALL_SECONDS: a signal is handled between two
+        start = time.perf_counter()
+        t, status, done = advance(state, work, sites, queues, step, t, pacer.size())
+        pacer.record(done, time.perf_counter() - start)
+    return finish(state, work, sites, t, status)
+
+
+@njit(cache=True)
+def finish(state, work, sites, t, status):
+    """:func:`run_engine`'s results from the state after the last tick ``t``."""
     # VMs still leased: counted up to the last completion; public ones charged as released later
     t_end = work.submit[0]
     for j in range(work.submit.shape[0]):

@@ -392,7 +392,10 @@ def _round(state, groups, runner, journal, bar, batch_size) -> int:
     for b, arr in runner.run(batches):
         interrupt.check()  # a Ctrl-C / SIGTERM whose exception a weakref callback swallowed
         g, rows, cols = where[b]
-        values[g][np.ix_(rows, cols)] = arr
+        if arr.shape == values[g].shape and arr.dtype == float and arr.base is None and arr.flags.writeable:
+            values[g] = arr  # the whole group in one batch, in an array of its own (in-process): no copy
+        else:
+            values[g][np.ix_(rows, cols)] = arr
         if journal is not None:
             journal.commit(*batches[b], arr)
         if bar is not None:

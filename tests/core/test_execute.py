@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 import mopt
-from mopt.core.execute import Runner, kernel_threads, make_batches, n_workers
+from mopt.core.execute import (
+    CALL_SECONDS,
+    SLICE_GROWTH,
+    CallPacer,
+    Runner,
+    kernel_threads,
+    make_batches,
+    n_workers,
+)
 from tests.helpers import assert_same_result
 
 
@@ -65,7 +73,7 @@ def test_any_executor_and_batch_size_give_the_same_result(executor, batch_size):
 
 def test_runner_default_batch_sizes():
     problem = mopt.NormalProblem([[1.0], [2.0]])
-    assert Runner(problem, 1).batch_size(1000) == 1000  # one vectorised call in-process
+    assert Runner(problem, 1).batch_size(1000) == 1000  # the whole round in-process (run() slices it)
     assert Runner(problem, 1).batch_size(1000, journal=True) == 63  # ~16 commits per round
     with ThreadPoolExecutor(2) as pool:
         assert n_workers(pool) == 2
@@ -87,3 +95,59 @@ def test_kernel_threads_follow_the_environment_at_the_call(monkeypatch):
     for bad in ("", "0", "-2", "two"):  # unset or not a positive count: numba's own
         monkeypatch.setenv("NUMBA_NUM_THREADS", bad)
         assert kernel_threads() == max(1, numba.config.NUMBA_NUM_THREADS)
+
+
+class Recording(mopt.NormalProblem):
+    """A NormalProblem that records the pairs of every call and takes ``pair_seconds`` a pair (as the
+    Runner's clock sees it)."""
+
+    def __init__(self, *args, clock, pair_seconds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calls, self.clock, self.pair_seconds = [], clock, pair_seconds
+
+    def replicate(self, indices, reps, seed):
+        self.calls.append((np.asarray(indices).tolist(), np.asarray(reps).tolist()))
+        self.clock[0] += self.pair_seconds * len(indices) * len(reps)
+        return super().replicate(indices, reps, seed)
+
+
+@pytest.mark.parametrize("pair_seconds", [1e-7, 1e-4, 0.01, 1.0])
+def test_in_process_calls_last_about_call_seconds_and_give_the_batch_values(monkeypatch, pair_seconds):
+    """A batch of 40 designs x 500 replications is simulated in calls that start at one pair, grow
+    at most SLICE_GROWTH-fold, then hold about CALL_SECONDS of work; its values are one call's, and
+    every pair is simulated once (replications split first, as make_batches does)."""
+    clock = [0.0]
+    monkeypatch.setattr("mopt.core.execute.time.perf_counter", lambda: clock[0])
+    problem = Recording(np.arange(80.0).reshape(40, 2), sd=1.0, clock=clock, pair_seconds=pair_seconds)
+    idx, reps = np.arange(40), np.arange(500)
+    [(k, values)] = list(Runner(problem, 7).run([(idx, reps)]))
+    np.testing.assert_array_equal(values, mopt.NormalProblem(np.arange(80.0).reshape(40, 2), sd=1.0)
+                                  .replicate(idx, reps, 7))
+    assert k == 0 and pairs([(np.array(i), np.array(r)) for i, r in problem.calls]) == pairs([(idx, reps)])
+    sizes = [len(i) * len(r) for i, r in problem.calls]
+    assert sizes[0] == 1
+    assert all(b <= SLICE_GROWTH * a for a, b in zip(sizes[:-1], sizes[1:], strict=True))
+    assert max(sizes) * pair_seconds <= CALL_SECONDS or max(sizes) == 1
+    for i, r in problem.calls:  # a call cuts across designs only within one replication
+        assert len(i) == 40 or len(r) == 1
+
+
+def test_the_solvers_see_the_same_batches_however_the_calls_are_sliced():
+    """Slicing is inside Runner.run: a solve gives the values of one call per batch, bit for bit."""
+    problem = mopt.NormalProblem(np.arange(12.0).reshape(6, 2) % 5, sd=1.0)
+    expected = mopt.solve(problem, "exhaustive", seed=3, n_reps=50)
+    runner = Runner(problem, expected.seed)
+    runner._pacer.first = 5  # odd slices
+    [(_, values)] = list(runner.run([(np.arange(6), np.arange(50))]))
+    np.testing.assert_array_equal(values, problem.replicate(np.arange(6), np.arange(50), expected.seed))
+
+
+def test_call_pacer_grows_boundedly_and_follows_the_pace():
+    pacer = CallPacer(first=4)
+    assert pacer.size() == 4
+    pacer.record(4, 1e-9)  # very fast: grow SLICE_GROWTH-fold only
+    assert pacer.size() == 4 * SLICE_GROWTH
+    pacer.record(32, 32 * 0.05)  # 50 ms a unit: 5 units fill CALL_SECONDS
+    assert pacer.size() == int(CALL_SECONDS / 0.05)
+    pacer.record(5, 100.0)  # slower than CALL_SECONDS for one unit: one unit at a time
+    assert pacer.size() == 1

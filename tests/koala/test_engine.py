@@ -105,3 +105,39 @@ def test_random_cases_exercise_every_mechanism():
         cost += ff.summary["public_cost"]
         waits += (ff.jobs["wait"] > 30).sum()
     assert kills > 10 and cost > 0 and waits > 10
+
+
+class TickPacer:
+    """A CallPacer that gives every call of the engine a budget of ``budget`` units (1: one tick)
+    and counts the calls."""
+
+    calls = 0
+
+    def __init__(self, first, budget=1):
+        self.budget = budget
+
+    def size(self):
+        TickPacer.calls += 1
+        return self.budget
+
+    def record(self, units, seconds):
+        pass
+
+
+@pytest.mark.parametrize("name,make", POLICIES, ids=[p[0] for p in POLICIES])
+def test_a_run_paused_at_every_tick_gives_the_uninterrupted_result(monkeypatch, name, make):
+    """run_engine returns to Python between calls of the compiled loop (so that a signal is handled
+    within about CALL_SECONDS); stopping after every tick and going on changes nothing, bit for bit."""
+    from mopt.koala import engine
+
+    for seed in range(3):
+        jobs, env = random_case(seed)
+        policy = make(env)
+        monkeypatch.setattr(engine, "CallPacer", lambda first: TickPacer(first, budget=2**62))
+        whole = simulate(jobs, policy, env, seed=seed)
+        TickPacer.calls = 0
+        monkeypatch.setattr(engine, "CallPacer", TickPacer)
+        paused = simulate(jobs, policy, env, seed=seed)
+        assert TickPacer.calls > len(jobs) // 2, (name, seed)  # one call per tick
+        pd.testing.assert_frame_equal(paused.jobs, whole.jobs, check_exact=True)
+        assert paused.summary == whole.summary
