@@ -128,12 +128,8 @@ CASES = [
     ("frontier", signal.SIGTERM), ("frontier", signal.SIGINT), ("compare", signal.SIGTERM), ("vmc", signal.SIGTERM),
     pytest.param("koala", signal.SIGTERM, marks=needs_traces("LCG", "KTH-SP2")),
     pytest.param("koala", signal.SIGINT, marks=needs_traces("LCG", "KTH-SP2")),
-    # the cloud simulator (`simulate`, `portfolio`; mopt/cloud) gets its calls sliced in a change made
-    # alongside this one (issue #21): until it is merged, `simulate` may stop only when a long compiled
-    # call returns (measured: 16.8 s after SIGTERM on SDSC-BLUE); remove the mark then
-    pytest.param("simulate", signal.SIGTERM, marks=[
-        needs_traces("SDSC-BLUE", "KTH-SP2"),
-        pytest.mark.xfail(reason="the cloud simulator's calls are not sliced yet (issue #21)", strict=False)]),
+    pytest.param("simulate", signal.SIGTERM, marks=needs_traces("SDSC-BLUE", "KTH-SP2")),
+    pytest.param("simulate", signal.SIGINT, marks=needs_traces("SDSC-BLUE", "KTH-SP2")),
     pytest.param("portfolio", signal.SIGTERM, marks=needs_traces("KTH-SP2")),
 ]  # fmt: skip
 
