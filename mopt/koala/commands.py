@@ -42,6 +42,11 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                    help="TAGS-sets: a set after the first (the whole system), repeatable "
                         "(default: the last three sites, C3,private,public of the multicloud)")
     p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], help="TAGS-chain dispatch (default RR)")
+    p.add_argument("--blocking", action=argparse.BooleanOptionalAction, default=None,
+                   help="--blocking: a waiting job that fits nowhere blocks the jobs behind it (strict "
+                        "FCFS); --no-blocking: later jobs pass it. Default: strict FCFS for TAGS-chain "
+                        "(the paper: 'within each site, jobs are served in FCFS fashion'), passing for "
+                        "the other policies (ours)")
     p.add_argument("--first", type=int, default=None, metavar="N", help="only the first N records of the trace")
     run_options(p, None, out_help="also write the table to this CSV file", seed_default=1,
                 seed_help="seed of RND dispatch", parallel=False)
@@ -87,17 +92,18 @@ def _policy(name: str, args, env):
     from mopt.core.errors import InputError
     from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
 
+    blocking = {} if args.blocking is None else {"blocking": args.blocking}  # None: each policy's default
     simple = {"FF": FF, "RR": RR, "SJF": SJF, "SJF-ideal": SJFIdeal, "HSDF": HSDF}
     if name in simple:
-        return simple[name]()
+        return simple[name](**blocking)
     if name == "TAGS-chain":
         given = f"--limits {args.limits!r}, --chains {args.chains or 1} and --env {args.env}"
         return _tags(name, given, env, lambda: TagsChain(_limits(args.limits), n_chains=args.chains or 1,
-                                                         dispatch=args.dispatch))
+                                                         dispatch=args.dispatch, **blocking))
     if name == "TAGS-sets":
         sets = [[site.strip() for site in s.split(",")] for s in args.sets] if args.sets else [default_second_set(env)]
         given = f"--limits {args.limits!r}" + (f" and --set {', '.join(map(repr, args.sets))}" if args.sets else "")
-        return _tags(name, given, env, lambda: TagsSets([env.names, *sets], _limits(args.limits)))
+        return _tags(name, given, env, lambda: TagsSets([env.names, *sets], _limits(args.limits), **blocking))
     raise InputError(f"'--policy' must be one of {list(POLICIES)}; got {name!r}.")
 
 
