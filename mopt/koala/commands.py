@@ -42,11 +42,13 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                    help="TAGS-sets: a set after the first (the whole system), repeatable "
                         "(default: the last three sites, C3,private,public of the multicloud)")
     p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], help="TAGS-chain dispatch (default RR)")
-    p.add_argument("--blocking", action=argparse.BooleanOptionalAction, default=None,
-                   help="--blocking: a waiting job that fits nowhere blocks the jobs behind it (strict "
-                        "FCFS); --no-blocking: later jobs pass it. Default: strict FCFS for TAGS-chain "
-                        "(the paper: 'within each site, jobs are served in FCFS fashion'), passing for "
-                        "the other policies (ours)")
+    p.add_argument("--blocking", action="store_const", const=True, default=None,
+                   help="a waiting job that fits nowhere holds back the jobs behind it (strict FCFS; "
+                        "TAGS-chain's default: the paper's 'within each site, jobs are served in FCFS "
+                        "fashion')")
+    p.add_argument("--no-blocking", action="store_const", const=False, dest="blocking",
+                   help="later jobs pass a waiting job that fits nowhere (the default of the other "
+                        "policies, ours; TAGS-chain's before issue #26)")
     p.add_argument("--first", type=int, default=None, metavar="N", help="only the first N records of the trace")
     run_options(p, None, out_help="also write the table to this CSV file", seed_default=1,
                 seed_help="seed of RND dispatch", parallel=False)
