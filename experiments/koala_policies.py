@@ -6,7 +6,7 @@ Run from the repository root::
 
 Fig. 5 (multicluster): N = 1, 2, 4, 6, 8, 10 chains of two 32-node clusters; FF, RR, SJF,
 SJF-ideal and HSDF use all 2N clusters as one set, TAGS-chain uses N chains with the paper's
-Table III limit of the trace; KTH-SP2, CTC-SP2, SDSC-BLUE (LCG is overloaded at every N: see Fig. 6).
+Table III limit of the trace and strict FCFS at each site (``TagsChain``'s default); KTH-SP2, CTC-SP2, SDSC-BLUE (LCG is overloaded at every N: see Fig. 6).
 Fig. 6 (five sites: three clusters, a private cloud 8..64 VMs, a public cloud <= 128 VMs at $0.065
 per VM-hour): the same five policies and TAGS-sets (limit 40 min, set 2 = C3, private, public).
 Mean slowdown (unbounded) and public cost; the offered load with every result. Writes
@@ -188,7 +188,8 @@ def main() -> None:
         report("koala_fig5", "\n".join([
             "# KOALA-C Fig. 5: multicluster", "",
             "N chains of two 32-node clusters; TAGS-chain with the paper's Table III limit of the trace "
-            "(KTH-SP2 25, CTC-SP2 125, SDSC-BLUE 55 min); the others on all 2N clusters. Load = offered load "
+            "(KTH-SP2 25, CTC-SP2 125, SDSC-BLUE 55 min; since issue #26 mopt's Table III too) and strict FCFS "
+            "at each site; the others on all 2N clusters (a job that fits nowhere is passed). Load = offered load "
             "of the 64N nodes.", "", markdown_table(df, fmt), "", "Best policy per case:", "",
             markdown_table(best.merge(worst.rename(columns={"policy": "worst"}), on=["trace", "chains"]),
                            {"load": ".2f"})]))

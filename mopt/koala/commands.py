@@ -42,6 +42,13 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                    help="TAGS-sets: a set after the first (the whole system), repeatable "
                         "(default: the last three sites, C3,private,public of the multicloud)")
     p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], help="TAGS-chain dispatch (default RR)")
+    p.add_argument("--blocking", action="store_const", const=True, default=None,
+                   help="a waiting job that fits nowhere holds back the jobs behind it (strict FCFS; "
+                        "TAGS-chain's default: the paper's 'within each site, jobs are served in FCFS "
+                        "fashion')")
+    p.add_argument("--no-blocking", action="store_const", const=False, dest="blocking",
+                   help="later jobs pass a waiting job that fits nowhere (the default of the other "
+                        "policies, ours; TAGS-chain's before issue #26)")
     p.add_argument("--first", type=int, default=None, metavar="N", help="only the first N records of the trace")
     run_options(p, None, out_help="also write the table to this CSV file", seed_default=1,
                 seed_help="seed of RND dispatch", parallel=False)
@@ -87,17 +94,18 @@ def _policy(name: str, args, env):
     from mopt.core.errors import InputError
     from mopt.koala import FF, HSDF, RR, SJF, SJFIdeal, TagsChain, TagsSets
 
+    blocking = {} if args.blocking is None else {"blocking": args.blocking}  # None: each policy's default
     simple = {"FF": FF, "RR": RR, "SJF": SJF, "SJF-ideal": SJFIdeal, "HSDF": HSDF}
     if name in simple:
-        return simple[name]()
+        return simple[name](**blocking)
     if name == "TAGS-chain":
         given = f"--limits {args.limits!r}, --chains {args.chains or 1} and --env {args.env}"
         return _tags(name, given, env, lambda: TagsChain(_limits(args.limits), n_chains=args.chains or 1,
-                                                         dispatch=args.dispatch))
+                                                         dispatch=args.dispatch, **blocking))
     if name == "TAGS-sets":
         sets = [[site.strip() for site in s.split(",")] for s in args.sets] if args.sets else [default_second_set(env)]
         given = f"--limits {args.limits!r}" + (f" and --set {', '.join(map(repr, args.sets))}" if args.sets else "")
-        return _tags(name, given, env, lambda: TagsSets([env.names, *sets], _limits(args.limits)))
+        return _tags(name, given, env, lambda: TagsSets([env.names, *sets], _limits(args.limits), **blocking))
     raise InputError(f"'--policy' must be one of {list(POLICIES)}; got {name!r}.")
 
 

@@ -11,8 +11,11 @@ queue is served and how a site is picked. The engine does not know which policy 
 * :class:`TagsSets` — decreasing sets of sites with increasing limits; a job killed at a set's limit
   restarts from scratch in the next set's queue; first fit within a set; queues scanned from set 1.
 
-A queue that finds no room for a job skips it and tries the next one (``blocking=False``, ours); with
-``blocking=True`` the first job that fits nowhere stops the scan of its queue.
+A queue that finds no room for a job skips it and tries the next one (``blocking=False``, ours, the
+default of the global-queue policies and TAGS-sets, where the paper does not say); with
+``blocking=True`` the first job that fits nowhere stops the scan of its queue: strict FCFS, the
+default of :class:`TagsChain`, whose sites the paper serves "in FCFS fashion" (§IV-B; before issue
+#26 its default was ``False`` too, our choice).
 """
 
 from __future__ import annotations
@@ -185,12 +188,20 @@ class TagsChain(Policy):
     that reaches its site's limit is killed and restarted from scratch at the next site. A run
     whose runtime equals the limit completes.
 
+    Each site serves its queue in strict FCFS order by default (``blocking=True``): a head job that
+    does not fit blocks the jobs behind it, as in the paper's "Within each site, jobs are served in
+    FCFS fashion" (§IV-B); this is what reproduces its Table III (spec ``koala.md`` §5). Until issue
+    #26 the default was ``blocking=False`` (later jobs pass a head job that does not fit), our
+    choice; pass it to get that behaviour.
+
     Examples
     --------
     >>> from mopt.koala.environment import multicluster
     >>> q = TagsChain([1500, math.inf], n_chains=2).queues(multicluster(2))
-    >>> q.sites, q.limit.tolist(), q.next.tolist()
-    (((0,), (1,), (2,), (3,)), [1500.0, inf, 1500.0, inf], [1, -1, 3, -1])
+    >>> q.sites, q.limit.tolist(), q.next.tolist(), q.blocking
+    (((0,), (1,), (2,), (3,)), [1500.0, inf, 1500.0, inf], [1, -1, 3, -1], True)
+    >>> TagsChain([1500, math.inf], blocking=False).blocking
+    False
     >>> TagsChain([600, 300, math.inf])
     Traceback (most recent call last):
     ...
@@ -200,6 +211,7 @@ class TagsChain(Policy):
     limits: tuple = (1500.0, math.inf)
     n_chains: int = 1
     dispatch: str = "RR"
+    blocking: bool = field(default=True, kw_only=True)  # strict FCFS at each site (the paper's §IV-B)
     name = "TAGS-chain"
 
     def __post_init__(self):

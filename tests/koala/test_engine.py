@@ -55,7 +55,8 @@ POLICIES = [
     ("SJF-ideal", lambda env: SJFIdeal()),
     ("HSDF", lambda env: HSDF()),
     ("FF-blocking", lambda env: FF(blocking=True)),
-    ("TAGS-chain-RR", lambda env: TagsChain([300, math.inf], n_chains=2, dispatch="RR")),
+    ("TAGS-chain-RR", lambda env: TagsChain([300, math.inf], n_chains=2, dispatch="RR")),  # strict FCFS
+    ("TAGS-chain-RR-passing", lambda env: TagsChain([300, math.inf], n_chains=2, dispatch="RR", blocking=False)),
     ("TAGS-chain-RND", lambda env: TagsChain([300, math.inf], n_chains=2, dispatch="RND")),
     ("TAGS-sets", lambda env: TagsSets([env.names, ["B", "private", "public"], ["public"]], [300, 1800, math.inf])),
 ]

@@ -17,6 +17,7 @@ from mopt.koala import (
     TagsSets,
     cluster,
     multicloud,
+    multicluster,
     private_cloud,
     public_cloud,
     simulate,
@@ -25,6 +26,37 @@ from mopt.koala import (
 
 def frame(*rows):
     return pd.DataFrame(rows, columns=["submit", "size", "runtime"])
+
+
+def test_policy_defaults_for_a_job_that_fits_nowhere():
+    """TAGS-chain's sites are strict FCFS by default (the paper's "served in FCFS fashion"); the
+    global-queue policies and TAGS-sets let later jobs pass (ours)."""
+    env = multicloud()
+    assert TagsChain([600, math.inf]).blocking is True
+    assert FF().blocking is False and SJFIdeal().blocking is False
+    assert TagsSets([env.names, ["C3", "private", "public"]], [600, math.inf]).blocking is False
+    assert TagsChain([600, math.inf], blocking=False).queues(multicluster(1)).blocking is False
+
+
+@pytest.mark.parametrize("blocking, start, slowdown", [
+    (True, [0, 300, 600, 600], [1, 2, 3, 11]),
+    (False, [0, 300, 600, 0], [1, 2, 3, 1]),
+])
+def test_tags_chain_strict_fcfs_by_hand(blocking, start, slowdown):
+    """One chain C1 (32 nodes, limit 600 s) -> C2; four jobs submitted at 0: three of 20 nodes and
+    300 s, then one of 4 nodes and 60 s; ticks every 30 s.
+
+    Strict FCFS (the default): t=0 j0 starts on C1 (12 nodes left), j1 does not fit and blocks j2
+    and j3. t=300 j0 ends; j1 starts (12 left); j2 does not fit and blocks j3. t=600 j1 ends; j2 and
+    j3 start. j3's slowdown (600 + 60) / 60 = 11.
+    Passing (``blocking=False``): j3 takes 4 of C1's 12 free nodes at t=0 (slowdown 1); the others
+    as before (j2 still needs 20 nodes, free only at 600)."""
+    jobs = frame((0, 20, 300), (0, 20, 300), (0, 20, 300), (0, 4, 60))
+    run = simulate(jobs, TagsChain([600, math.inf], blocking=blocking), multicluster(1))
+    assert run.jobs["site"].tolist() == ["C1"] * 4
+    assert run.jobs["start"].tolist() == start
+    np.testing.assert_allclose(run.jobs["slowdown"], slowdown)
+    assert run.summary["slowdown"] == pytest.approx(np.mean(slowdown))
 
 
 def test_tags_chain_by_hand():
