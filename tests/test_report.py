@@ -25,8 +25,17 @@ needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PAT
 
 # -- results with and without the uncertainty columns -------------------------------------------------
 def plain_result() -> mopt.Result:
-    """Four designs of (f1, f2) means (1, 5), (2, 2), (5, 1), (3, 3), sd 0.3: three on the front."""
-    return mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1], [3, 3]], sd=0.3), "exhaustive", seed=1)
+    """Four designs of (f1, f2) means (1, 5), (2, 2), (5, 1), (3, 3), sd 0.3: three on the front;
+    without the uncertainty columns (a result of an earlier release: :func:`with_uncertainty` adds
+    them by hand)."""
+    result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1], [3, 3]], sd=0.3), "exhaustive", seed=1)
+    return without_uncertainty(result)
+
+
+def without_uncertainty(result: mopt.Result) -> mopt.Result:
+    how_sure = ["p_nondominated", *(f"{o}_{e}" for o in result.objectives for e in ("lo", "hi"))]
+    info = {k: v for k, v in result.info.items() if k != "uncertainty"}
+    return dataclasses.replace(result, evaluations=result.evaluations.drop(columns=how_sure), info=info)
 
 
 def with_uncertainty(result: mopt.Result, p: list[float], uncertain: list[int]) -> mopt.Result:
@@ -239,7 +248,8 @@ def test_browser_counts_designs_only_when_every_design_is_on_the_front(tmp_path)
 @needs_chromium
 def test_browser_draws_three_objectives_and_progress(tmp_path):
     rng = np.random.default_rng(3)
-    result = mopt.solve(mopt.NormalProblem(rng.uniform(1, 10, (40, 3)), sd=0.5), "exhaustive", seed=1)
+    result = without_uncertainty(mopt.solve(mopt.NormalProblem(rng.uniform(1, 10, (40, 3)), sd=0.5), "exhaustive",
+                                            seed=1))  # no uncertain designs: two frontier traces
     progress = pd.DataFrame({"method": ["a", "a", "b", "b"], "budget": [10, 100, 10, 100], "pcs": [0.1, 0.5, 0.2, 0.4]})
     dom = browse(write_report(result, tmp_path / "r.html", progress=progress), tmp_path)
     attrs = body(dom)
