@@ -65,7 +65,8 @@ def test_engine_matches_model_binpack_key(vm_selection):
     # the bin-packing key, job by job, for every VM selection under every provisioning and job
     # selection: a cap of 8 VMs so that queues form, each runtime variant, and boot delays of 0
     # (a VM leased at a tick is idle at once: r_v = 3600 beside VMs at their hour's end, r_v = 0)
-    # and 120 s
+    # and 120 s. (Measured: WorstFit's schedule differs from the default key's in 19 of these 90
+    # runs; BestFit's in none, as its order is the same under both keys bar exact ties.)
     for k, (provisioning, job) in enumerate(itertools.product(PROVISIONING, JOB_SELECTION)):
         policy = f"{provisioning}-{job}-{vm_selection}"
         runtime = ("actual", "user", "predicted")[k % 3]
