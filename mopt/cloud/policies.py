@@ -41,7 +41,11 @@ as the policy knows it; two readings of SC13's "fit" (spec §3), chosen by ``vm_
              key, i.e. the VMs with the most paid time left first)
 ===========  =====================================================================================
 
-FirstFit is the same under both keys. Inside the loop the key rides on the VM-selection code
+FirstFit is the same under both keys. So, in effect, is BestFit: with 0 <= r_v <= 3600 a VM the job
+does not fit has ℓ_v = d_v + 3600·k >= 3600 - t_j, at least every fitting VM's d_v = ℓ_v, so the
+two tiers give ℓ's order, except where ℓ ties at 0 between a VM at the end of its paid hour
+(r_v = 0: nothing fits there) and one leased at this tick with no boot delay (r_v = 3600); the keys
+differ in WorstFit. Inside the loop the key rides on the VM-selection code
 (:func:`vm_code`: ``vm_selection + 3 · key``), so the loop still passes three codes and never
 asks which key it runs.
 """
