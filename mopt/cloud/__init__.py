@@ -21,6 +21,7 @@ import warnings
 _LAZY = {
     "Policy": "mopt.cloud.policies", "PROVISIONING": "mopt.cloud.policies",
     "JOB_SELECTION": "mopt.cloud.policies", "VM_SELECTION": "mopt.cloud.policies",
+    "VM_KEYS": "mopt.cloud.policies",
     "RUNTIMES": "mopt.cloud.policies", "sc13_policies": "mopt.cloud.policies",
     "CloudRun": "mopt.cloud.simulate", "simulate": "mopt.cloud.simulate",
     "utility": "mopt.cloud.simulate",

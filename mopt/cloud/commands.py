@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["add_simulate", "check_cloud_options", "named_policy", "run"]
+__all__ = ["add_simulate", "add_vm_key", "check_cloud_options", "named_policy", "run"]
 
 #: the largest exponent of U accepted on the command line (ours): (R_J/R_V)^α of a half-used cloud
 #: underflows to 0 from α ≈ 1075 on, and every U with it (the portfolio's gain over a constituent
@@ -35,6 +35,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
                    help="cap on leased VMs (default 256)")
     p.add_argument("--size-limit", type=int, default=64, metavar="P",
                    help="keep jobs of at most P processors (default 64, as SC13)")
+    add_vm_key(p)
     p.add_argument("--drop-wide", action="store_true",
                    help="drop jobs wider than the cap instead of refusing the trace")
     p.add_argument("--alpha", type=run_options.non_negative, default=1.0, help="utility exponent α")
@@ -44,6 +45,15 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
     p.set_defaults(memory_hint="a smaller trace (--size-limit) or a lower --max-vms")
     p.set_defaults(func=run)
     return p
+
+
+def add_vm_key(p) -> None:
+    """The ``--vm-key`` option of ``simulate`` and ``portfolio`` (:data:`mopt.cloud.policies.VM_KEYS`;
+    the names are spelt here so that ``mopt --help`` imports no Numba)."""
+    p.add_argument("--vm-key", choices=["mod", "binpack"], default="mod",
+                   help="BestFit/WorstFit's key: mod, the leftover of the last paid hour (r - t) mod "
+                        "3600 (default); binpack, the signed r - t, bin packing in the paid time "
+                        "(spec §3). FirstFit is the same under both")
 
 
 def check_cloud_options(args) -> None:
@@ -95,11 +105,12 @@ def run(args) -> int:
                          "'--max-vms'.")
     result = simulate(jobs, policy, boot_delay=args.boot_delay, max_vms=args.max_vms,
                       runtime=args.runtime, alpha=args.alpha, beta=args.beta,
-                      drop_wide=args.drop_wide, progress=not args.quiet)
+                      drop_wide=args.drop_wide, progress=not args.quiet, vm_key=args.vm_key)
     atomic_write(out, lambda tmp: result.jobs.to_csv(tmp, index=False))
     s = result.summary
     print(f"{policy.name} on {args.trace} ({s['n_jobs']} jobs, {args.runtime} runtimes, boot "
-          f"{args.boot_delay:g} s, cap {args.max_vms} VMs)")
+          f"{args.boot_delay:g} s, cap {args.max_vms} VMs"
+          f"{'' if args.vm_key == 'mod' else f', VM key {args.vm_key}'})")
     if s["dropped"]:
         print(f"  dropped {s['dropped']} jobs wider than the cap")
     if s["missing_req_time"]:

@@ -70,7 +70,8 @@ class Cloud(NamedTuple):
 
 class PolicyCodes(NamedTuple):
     """A policy as the loop sees it: the codes of its provisioning, job and VM selection
-    (:mod:`mopt.cloud.policies`)."""
+    (:mod:`mopt.cloud.policies`). ``vm_selection`` also carries BestFit / WorstFit's key
+    (:func:`mopt.cloud.policies.vm_code`: 0-2 under ``"mod"``, 3-5 under ``"binpack"``)."""
 
     provisioning: int
     job_selection: int

@@ -68,7 +68,8 @@ def online_view(state: CloudState, jobs) -> CloudState:
 def online_scores(state: CloudState, jobs, codes, *, kappa=100.0, alpha=1.0, beta=1.0):
     """Online simulations of several policies from ``state`` in one compiled call.
 
-    ``codes`` is an (k, 3) int array of policy codes; returns a (k, 4) array of U, busy
+    ``codes`` is an (k, 3) int array of policy codes (:attr:`Policy.codes`, or
+    :meth:`Policy.loop_codes` for the bin-packing VM key); returns a (k, 4) array of U, busy
     VM-seconds, paid VM-seconds and mean BSD of the queued jobs for each policy.
 
     Examples

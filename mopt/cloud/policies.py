@@ -27,7 +27,27 @@ ODW       Σ n_i over jobs waiting longer than W / I + B, W the smallest multipl
 Job selection (highest first; ties by submit time, then job id): FCFS ``q``, SJF ``-t``,
 LXF ``(q + t) / t``, WFP3 ``(q / t)³ · n``, UNICEF ``q / (log2(max(n, 2)) · t)`` (the ``max`` is
 ours: ``log2(1) = 0``). VM selection: FirstFit takes idle VMs in lease order; BestFit / WorstFit
-the idle VMs with the smallest / largest ``(r_v - t_j) mod 3600``, ``r_v`` the VM's paid time left.
+order the idle VMs by a key of ``r_v``, the VM's paid time left now, and ``t_j``, the job's runtime
+as the policy knows it; two readings of SC13's "fit" (spec §3), chosen by ``vm_key``
+(:data:`VM_KEYS`), ties in lease order either way:
+
+===========  =====================================================================================
+``mod``      the default: ℓ_v = (r_v - t_j) mod 3600, what is left of the last paid hour after the
+             job; BestFit the smallest ℓ_v, WorstFit the largest
+``binpack``  bin packing in the paid time: d_v = r_v - t_j, signed. BestFit takes the VMs on which
+             the job fits in the paid time (d_v >= 0) with the smallest d_v first, and if fewer
+             than n_j fit, the rest by the smallest ℓ_v (spec §3); WorstFit takes the largest
+             d_v, whether or not the job fits (the spec names no fallback: ours, the same signed
+             key, i.e. the VMs with the most paid time left first)
+===========  =====================================================================================
+
+FirstFit is the same under both keys. So, in effect, is BestFit: with 0 <= r_v <= 3600 a VM the job
+does not fit has ℓ_v = d_v + 3600·k >= 3600 - t_j, at least every fitting VM's d_v = ℓ_v, so the
+two tiers give ℓ's order, except where ℓ ties at 0 between a VM at the end of its paid hour
+(r_v = 0: nothing fits there) and one leased at this tick with no boot delay (r_v = 3600); the keys
+differ in WorstFit. Inside the loop the key rides on the VM-selection code
+(:func:`vm_code`: ``vm_selection + 3 · key``), so the loop still passes three codes and never
+asks which key it runs.
 """
 
 from __future__ import annotations
@@ -40,17 +60,46 @@ from mopt.cloud.billing import HOUR, paid_until
 from mopt.cloud.layout import Q_EST, Q_N, Q_SUB, S_CAP, S_ODG_LEASE, S_ODG_RELEASE
 from mopt.core.errors import InputError
 
-__all__ = ["PROVISIONING", "JOB_SELECTION", "VM_SELECTION", "RUNTIMES", "Policy", "sc13_policies"]
+__all__ = ["PROVISIONING", "JOB_SELECTION", "VM_SELECTION", "VM_KEYS", "RUNTIMES", "Policy",
+           "sc13_policies", "check_vm_key", "vm_code"]
 
 PROVISIONING = ("StartUp", "ODS", "ODA", "ODB", "ODE", "ODM", "ODX", "ODG", "ODW")
 JOB_SELECTION = ("FCFS", "SJF", "LXF", "WFP3", "UNICEF")
 VM_SELECTION = ("FirstFit", "BestFit", "WorstFit")
+#: BestFit / WorstFit's key (module docstring): ``"mod"`` (the default) or ``"binpack"``
+VM_KEYS = ("mod", "binpack")
 RUNTIMES = ("actual", "user", "predicted")
 
 # integer codes used inside the compiled loop (positions in the tuples above)
 STARTUP, ODS, ODA, ODB, ODE, ODM, ODX, ODG, ODW = range(9)
 FCFS, SJF, LXF, WFP3, UNICEF = range(5)
 FIRSTFIT, BESTFIT, WORSTFIT = range(3)
+MOD, BINPACK = range(2)
+
+
+def check_vm_key(value, name: str = "vm_key") -> str:
+    """``value`` if it is one of :data:`VM_KEYS`, else one InputError naming ``name``.
+
+    Examples
+    --------
+    >>> check_vm_key("binpack")
+    'binpack'
+    """
+    if not isinstance(value, str) or value not in VM_KEYS:
+        raise InputError(f"'{name}' must be one of {', '.join(map(repr, VM_KEYS))}; got {value!r}.")
+    return value
+
+
+def vm_code(vm_selection: int, vm_key: str = "mod") -> int:
+    """The VM-selection code the loop takes: the selection's code (FirstFit 0, BestFit 1, WorstFit
+    2) plus 3 × the key's position in :data:`VM_KEYS` (so ``"mod"`` keeps the codes 0, 1, 2).
+
+    Examples
+    --------
+    >>> vm_code(BESTFIT), vm_code(BESTFIT, "binpack"), vm_code(WORSTFIT, "binpack")
+    (1, 4, 5)
+    """
+    return int(vm_selection) + len(VM_SELECTION) * VM_KEYS.index(check_vm_key(vm_key))
 
 
 def _lookup(kind: str, names: tuple[str, ...], value) -> int:
@@ -116,6 +165,18 @@ class Policy:
     @property
     def name(self) -> str:
         return f"{self.provisioning}-{self.job_selection}-{self.vm_selection}"
+
+    def loop_codes(self, vm_key: str = "mod") -> tuple[int, int, int]:
+        """The codes the compiled loop takes under BestFit / WorstFit's key ``vm_key``
+        (:data:`VM_KEYS`): :attr:`codes` with the key folded into the VM-selection code
+        (:func:`vm_code`); ``"mod"`` gives :attr:`codes`.
+
+        Examples
+        --------
+        >>> Policy("ODA-UNICEF-BestFit").loop_codes("binpack")
+        (2, 4, 4)
+        """
+        return self.codes[0], self.codes[1], vm_code(self.codes[2], vm_key)
 
     def __repr__(self) -> str:
         return f"Policy({self.name!r})"
@@ -297,18 +358,32 @@ def fit_leftover(lease: float, now: float, t: float) -> float:
 
 @njit(cache=True)
 def in_lease_order(code) -> bool:
-    """Whether the VM selection takes idle VMs in lease order (FirstFit)."""
-    return code == FIRSTFIT
+    """Whether the VM selection (a :func:`vm_code`) takes idle VMs in lease order (FirstFit,
+    under either key)."""
+    return code % 3 == FIRSTFIT
 
 
 @njit(cache=True)
 def vm_key(code, lease, now, t):
-    """BestFit / WorstFit's key of an idle VM for a job of runtime ``t`` (smallest first):
-    ℓ_v (BestFit) or -ℓ_v (WorstFit)."""
+    """BestFit / WorstFit's key of an idle VM for a job of runtime ``t``: ``(tier, key)``, the VMs
+    taken in increasing order of both (tier first; ties in lease order). ``code`` is a
+    :func:`vm_code`.
+
+    ``mod``: ``(0, ℓ_v)`` (BestFit) or ``(0, -ℓ_v)`` (WorstFit). ``binpack``: BestFit ``(0, d_v)``
+    where the job fits in the paid time (d_v >= 0), else ``(1, ℓ_v)``; WorstFit ``(0, -d_v)``.
+    """
+    selection = code % 3
+    if code // 3 == BINPACK:
+        d = paid_left(lease, now) - t
+        if selection == WORSTFIT:
+            return 0, -d
+        if d >= 0.0:
+            return 0, d
+        return 1, fit_leftover(lease, now, t)
     key = fit_leftover(lease, now, t)
-    if code == WORSTFIT:
-        return -key
-    return key
+    if selection == WORSTFIT:
+        return 0, -key
+    return 0, key
 
 
 @njit(cache=True)

@@ -17,6 +17,8 @@ EXAMPLE_MIX = "ODA-FCFS-FirstFit,ODX-LXF-BestFit"
 
 def add_parser(sub, run_options) -> argparse.ArgumentParser:
     """Add the ``portfolio`` subcommand to ``sub`` (an argparse subparsers object)."""
+    from mopt.cloud.commands import add_vm_key
+
     positive_int = run_options.positive_int
 
     p = sub.add_parser(
@@ -39,6 +41,7 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
                    help="selection period in 20 s ticks (default 1)")
     p.add_argument("--runtime", default="actual", choices=["actual", "user", "predicted"],
                    help="runtime information the policies see (default actual)")
+    add_vm_key(p)
     p.add_argument("--alpha", type=float, default=1.0, help="U's exponent of utilisation (default 1)")
     p.add_argument("--beta", type=float, default=1.0, help="U's exponent of 1/slowdown (default 1)")
     p.add_argument("--size-limit", type=positive_int, default=64, metavar="P",
@@ -91,6 +94,8 @@ def run(args) -> int:
     cloud = {"boot_delay": boot if args.boot_delay is None else args.boot_delay,
              "max_vms": cap if args.max_vms is None else args.max_vms,
              "runtime": args.runtime, "alpha": args.alpha, "beta": args.beta}
+    if args.vm_key != "mod":  # (the default key is not passed: the runs stay as they were)
+        cloud["vm_key"] = args.vm_key
     from mopt.cloud.selection import TimeConstrainedSelection
     from mopt.cloud.simulate import utility
 
@@ -128,7 +133,8 @@ def run(args) -> int:
     shown = table.assign(gain=100 * table["gain"]).rename(columns={"gain": "gain_%"})
     print(f"{args.trace}: {len(jobs):,} jobs; portfolio of {len(policies)} policies, "
           f"Δ = {args.budget}, λ = {args.ratio}, period {args.period} x 20 s, "
-          f"{args.runtime} runtimes, α = {args.alpha}, β = {args.beta}, seed {args.seed}")
+          f"{args.runtime} runtimes, α = {args.alpha}, β = {args.beta}, seed {args.seed}"
+          f"{'' if args.vm_key == 'mod' else f', VM key {args.vm_key}'}")
     print(format_table(shown))
     best = table.iloc[:-1]["utility"].idxmax()
     u = table["utility"].iloc[-1]

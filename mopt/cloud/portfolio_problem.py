@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from mopt.cloud.policies import check_vm_key
 from mopt.cloud.portfolio_scheduler import simulate_portfolio
 from mopt.cloud.portfolios import jsspp_code, portfolio
 from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
@@ -66,6 +67,11 @@ class PortfolioProblem(StochasticProblem):
         64 processors fit; JSSPP's 240 s and 64 VMs congest it).
     kappa : float
         U's scale.
+    vm_key : {"mod", "binpack"}, default "mod"
+        BestFit / WorstFit's key (:func:`mopt.cloud.simulate`). JSSPP's 10 policies all use
+        FirstFit, which is the same under both keys, so today the key changes no result; it is
+        passed on to every portfolio run (and is part of the problem's identity when not the
+        default).
     n_reps, seed
         As for every :class:`~mopt.core.problem.StochasticProblem`.
 
@@ -85,7 +91,7 @@ class PortfolioProblem(StochasticProblem):
 
     def __init__(self, jobs="KTH-SP2", *, workload: str = "trace", window: int = 200,
                  patterns=None, period: int = 1, boot_delay: float = 120.0, max_vms: int = 256,
-                 kappa: float = 100.0, n_reps: int = 10, seed: int = 0):
+                 kappa: float = 100.0, vm_key: str = "mod", n_reps: int = 10, seed: int = 0):
         from mopt.workloads.synthetic import PATTERNS
         from mopt.workloads.traces import load_trace
 
@@ -119,6 +125,7 @@ class PortfolioProblem(StochasticProblem):
         self.period = check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
         self.boot_delay = check_number("boot_delay", boot_delay, low=0, high=MAX_TIME)
         self.kappa = check_number("kappa", kappa, low=0, low_open=True)
+        self.vm_key = check_vm_key(vm_key)
         self.policies = portfolio("jsspp")
         super().__init__(objectives=("bsd", "vm_hours"), n_var=N_POLICIES + 1,
                          xl=[0] * (N_POLICIES + 1), xu=[1] * N_POLICIES + [len(RATIOS) - 1],
@@ -193,7 +200,7 @@ class PortfolioProblem(StochasticProblem):
                 run = simulate_portfolio(jobs, mix, budget=len(mix), period=self.period, seed=seed,
                                          boot_delay=self.boot_delay, max_vms=self.max_vms,
                                          kappa=self.kappa, alpha=1.0,
-                                         beta=RATIOS[int(v[N_POLICIES])])
+                                         beta=RATIOS[int(v[N_POLICIES])], vm_key=self.vm_key)
                 out[a, b] = run.summary["bsd"], run.summary["vm_hours"]
         return out
 
@@ -203,4 +210,6 @@ class PortfolioProblem(StochasticProblem):
         return {**super()._identity(), "trace": self.trace, "jobs": digest.hexdigest()[:16],
                 "workload": self.workload, "window": self.window, "patterns": self.patterns,
                 "period": self.period, "boot_delay": self.boot_delay, "max_vms": self.max_vms,
-                "kappa": self.kappa}
+                "kappa": self.kappa,
+                # the default key is left out, so that journals written before it existed match
+                **({} if self.vm_key == "mod" else {"vm_key": self.vm_key})}

@@ -53,7 +53,8 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
         takes longest); the same table as in-process, as every run is deterministic.
     **cloud
         ``boot_delay``, ``step``, ``max_vms``, ``runtime``, ``kappa``, ``alpha``, ``beta``,
-        ``drop_wide`` of :func:`mopt.cloud.simulate`.
+        ``drop_wide``, ``vm_key`` of :func:`mopt.cloud.simulate` (the portfolio's run takes them
+        too).
 
     Returns
     -------

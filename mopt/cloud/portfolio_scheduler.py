@@ -27,6 +27,7 @@ import pandas as pd
 
 from mopt.cloud import engine as E
 from mopt.cloud.online import online_scores
+from mopt.cloud.policies import check_vm_key
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
 from mopt.cloud.simulate import MAX_PERIOD, CloudRun, run_result, start_run
@@ -111,7 +112,8 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
                        ratio: float = 0.6, period: int = 1, seed: SeedLike = None,
                        boot_delay: float = 120, step: float = 20, max_vms: int = 256,
                        runtime: str = "actual", kappa: float = 100.0, alpha: float = 1.0,
-                       beta: float = 1.0, drop_wide: bool = False) -> PortfolioRun:
+                       beta: float = 1.0, drop_wide: bool = False,
+                       vm_key: str = "mod") -> PortfolioRun:
     """Simulate the portfolio scheduler over a job trace (spec §6).
 
     Parameters
@@ -129,8 +131,9 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
         Selection period in scheduling steps (SC13 Fig. 9: 1 to 16).
     seed : int, numpy.random.Generator or None
         Seeds Algorithm 1's random choice of Poor policies (the only randomness).
-    boot_delay, step, max_vms, runtime, kappa, alpha, beta, drop_wide
-        As for :func:`mopt.cloud.simulate`; U's κ, α, β are also the selection criterion.
+    boot_delay, step, max_vms, runtime, kappa, alpha, beta, drop_wide, vm_key
+        As for :func:`mopt.cloud.simulate`; U's κ, α, β are also the selection criterion, and
+        ``vm_key`` (BestFit / WorstFit's key) holds for the real run and every online simulation.
 
     Returns
     -------
@@ -144,13 +147,14 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     (0.0, 'ODA-FCFS-FirstFit', 13.89)
     """
     policies = as_portfolio(portfolio)
+    check_vm_key(vm_key)
     budget = check_int("budget", budget, low=1)
     period = check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
     selection = TimeConstrainedSelection(len(policies), budget, ratio, seed)
     table, frame, info, state = start_run(jobs, boot_delay=boot_delay, step=step, max_vms=max_vms,
                                           runtime=runtime, kappa=kappa, alpha=alpha, beta=beta,
                                           drop_wide=drop_wide)
-    codes = np.array([p.codes for p in policies], dtype=np.int64)
+    codes = np.array([p.loop_codes(vm_key) for p in policies], dtype=np.int64)
     every = period * float(step) if len(policies) > 1 else 0.0
     start = np.full(len(table), np.nan)
 

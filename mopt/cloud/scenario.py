@@ -17,6 +17,7 @@
     max_vms = 256
     period = 1                    # selection period in 20 s ticks
     kappa = 100
+    vm_key = "mod"                # BestFit/WorstFit's key: "mod" or "binpack" (spec §3)
 
     [run]                         # as for every family (mopt.scenario.parse_run)
     method = "mocba"
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from mopt.cloud.policies import check_vm_key
 from mopt.cloud.portfolio_problem import WORKLOADS, PortfolioProblem
 from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.core.errors import InputError, check_int, check_number
@@ -73,6 +75,10 @@ KEYS = {
             "period": Key("selection period, in 20 s ticks", type="integer in [1, 10^9]", default="1"),
             "kappa": Key("κ, the scale of the utility U = κ·(R_J/R_V)^α·(1/BSD)^β",
                          type="number > 0", default="100"),
+            "vm_key": Key('BestFit/WorstFit\'s key: "mod", the leftover of the last paid hour '
+                          '(r − t) mod 3600; "binpack", the signed r − t (bin packing in the paid '
+                          "time). JSSPP's policies all use FirstFit, which neither key changes",
+                          type='"mod" or "binpack"', default='"mod"'),
         },
     ),
 }
@@ -130,6 +136,8 @@ def parse(path: Path, doc: dict) -> CloudScenario:
             kwargs["boot_delay"] = check_number("boot_delay", cloud["boot_delay"], low=0, high=MAX_TIME)
         if "kappa" in cloud:
             kwargs["kappa"] = check_number("kappa", cloud["kappa"], low=0, low_open=True)
+        if "vm_key" in cloud:
+            kwargs["vm_key"] = check_vm_key(cloud["vm_key"])
     with where(path, "workload"):
         if not isinstance(kwargs["jobs"], str):
             raise InputError(f"'trace' must be a trace name; got {kwargs['jobs']!r}.")

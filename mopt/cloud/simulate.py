@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.cloud import engine as E
-from mopt.cloud.policies import RUNTIMES, Policy
+from mopt.cloud.policies import RUNTIMES, Policy, check_vm_key
 from mopt.core.errors import InputError, check_number
 
 __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
@@ -154,7 +154,7 @@ def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actu
 def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 120,
              step: float = 20, max_vms: int = 256, runtime: str = "actual", kappa: float = 100.0,
              alpha: float = 1.0, beta: float = 1.0, drop_wide: bool = False,
-             progress: bool = False) -> CloudRun:
+             progress: bool = False, vm_key: str = "mod") -> CloudRun:
     """Simulate one policy over a job trace (spec §2-5).
 
     Parameters
@@ -179,6 +179,10 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
         refusing the trace.
     progress : bool, default False
         A progress bar on stderr (jobs submitted so far), for long traces.
+    vm_key : {"mod", "binpack"}, default "mod"
+        BestFit / WorstFit's key (spec §3; :mod:`mopt.cloud.policies`): ``"mod"``, the leftover
+        of the last paid hour ``(r_v - t_j) mod 3600``; ``"binpack"``, the signed
+        ``r_v - t_j`` (bin packing in the paid time). FirstFit is the same under both.
 
     Returns
     -------
@@ -194,11 +198,12 @@ def simulate(jobs: pd.DataFrame, policy: Policy | str, *, boot_delay: float = 12
     (13.89, 14400.0)
     """
     policy = _as_policy(policy)
+    check_vm_key(vm_key)
     table, frame, info, state = start_run(jobs, boot_delay=boot_delay, step=step, max_vms=max_vms,
                                           runtime=runtime, kappa=kappa, alpha=alpha, beta=beta,
                                           drop_wide=drop_wide)
     start = np.full(len(table), np.nan)
-    status = _run(state, table, policy, start, progress)
+    status = _run(state, table, policy, policy.loop_codes(vm_key), start, progress)
     if status != E.DONE:  # pragma: no cover - guarded by the width check
         raise RuntimeError(f"the cloud simulation stopped without finishing (status {status}).")
     out, summary = run_result(table, frame, info, state, start, kappa=kappa, alpha=alpha, beta=beta)
@@ -247,10 +252,11 @@ def run_result(table, frame, info, state, start, *, kappa: float, alpha: float, 
     return out, summary
 
 
-def _run(state, table, policy, start, progress: bool) -> int:
-    """Advance to the end, in 100 slices of the submit span when a progress bar is shown."""
+def _run(state, table, policy, codes, start, progress: bool) -> int:
+    """Advance to the end under ``codes`` (the loop's, :meth:`Policy.loop_codes`), in 100 slices
+    of the submit span when a progress bar is shown."""
     if not progress:
-        return state.advance(table, policy.codes, out_start=start)
+        return state.advance(table, codes, out_start=start)
     import sys
 
     from tqdm.auto import tqdm
@@ -259,9 +265,9 @@ def _run(state, table, policy, start, progress: bool) -> int:
     with tqdm(total=len(table), unit="job", desc=policy.name, leave=False, file=sys.stderr,
               mininterval=0.1 if sys.stderr.isatty() else 10.0) as bar:
         for k in range(1, 101):
-            status = state.advance(table, policy.codes, out_start=start,
+            status = state.advance(table, codes, out_start=start,
                                    until=first + (last - first) * k / 100)
             bar.update(int(state.sc[E.S_NEXT]) - bar.n)
             if status == E.DONE:
                 return status
-    return state.advance(table, policy.codes, out_start=start)
+    return state.advance(table, codes, out_start=start)

@@ -179,7 +179,8 @@ def provision(cloud, provisioning, t, head, idle, booting):
 def select_vms(cloud, vm_selection, t, n, est, rows):
     """VM selection: the rows of the ``n`` idle VMs taken for a job of estimated runtime ``est``
     (``rows``: scratch space for every leased VM). FirstFit: the first in lease order; otherwise
-    the smallest keys (:func:`mopt.cloud.policies.vm_key`), ties in lease order."""
+    the smallest ``(tier, key)`` pairs (:func:`mopt.cloud.policies.vm_key`), ties in lease
+    order."""
     vms = cloud.vms
     nv = int(cloud.scalars[S_NV])
     if policies.in_lease_order(vm_selection):
@@ -187,9 +188,14 @@ def select_vms(cloud, vm_selection, t, n, est, rows):
         return rows[:m]
     m = first_idle(vms, 0, nv, t, nv, rows)
     key = np.empty(m)
+    tier = np.zeros(m, np.int64)
+    tiered = False
     for i in range(m):
-        key[i] = policies.vm_key(vm_selection, vms[rows[i], V_LEASE], t, est)
+        tier[i], key[i] = policies.vm_key(vm_selection, vms[rows[i], V_LEASE], t, est)
+        tiered = tiered or tier[i] != 0
     order = np.argsort(key, kind="mergesort")  # stable: ties in lease order
+    if tiered:  # then by tier, stably: the order is by (tier, key), ties in lease order
+        order = order[np.argsort(tier[order], kind="mergesort")]
     return rows[order[:n]]
 
 

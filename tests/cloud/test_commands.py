@@ -51,11 +51,28 @@ def test_simulate_options_reach_the_simulator(swf, tmp_path, capsys):
     assert "dropped 1 jobs" in capsys.readouterr().out
 
 
+def test_vm_key_option_names_the_library_keys(swf, tmp_path, capsys):
+    # the CLI spells the keys itself (no Numba for --help): they must be the library's
+    import argparse
+
+    from mopt.cloud.commands import add_vm_key
+    from mopt.cloud.policies import VM_KEYS
+
+    parser = argparse.ArgumentParser()
+    add_vm_key(parser)
+    assert tuple(parser._option_string_actions["--vm-key"].choices) == VM_KEYS
+    out = tmp_path / "jobs.csv"
+    assert main(["simulate", "--trace", str(swf), "--policy", "ODA-FCFS-WorstFit", "--vm-key",
+                 "binpack", "--out", str(out), "--quiet"]) == 0
+    assert "VM key binpack" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("args, message", [
     (["--policy", "ODA-FCFS-NoFit"], "unknown VM-selection policy 'NoFit'"),
     (["--trace", "NOPE"], "'--trace' must be an archive name (KTH-SP2"),
     (["--max-vms", "0"], "'--max-vms' must be"),
     (["--size-limit", "0"], "'--size-limit'"),
+    (["--vm-key", "foo"], "argument --vm-key: invalid choice: 'foo' (choose from 'mod', 'binpack')"),
 ])
 def test_simulate_bad_input_exits_2(swf, args, message, capsys):
     base = {"--trace": str(swf), "--policy": "ODA-FCFS-FirstFit", args[0]: args[1]}

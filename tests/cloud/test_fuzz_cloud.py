@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mopt.cloud import (
     JOB_SELECTION,
     PROVISIONING,
+    VM_KEYS,
     VM_SELECTION,
     Policy,
     simulate,
@@ -43,9 +44,9 @@ def traces(draw):
 
 @fuzz(60)
 @given(jobs=traces(), policy=policies, runtime=st.sampled_from(["actual", "user", "predicted"]),
-       boot=st.sampled_from([0, 60, 120, 240]), cap=st.integers(6, 20))
-def test_fuzz_valid_runs_keep_the_invariants(jobs, policy, runtime, boot, cap):
-    run = simulate(jobs, policy, runtime=runtime, boot_delay=boot, max_vms=cap)
+       boot=st.sampled_from([0, 60, 120, 240]), cap=st.integers(6, 20), vm_key=st.sampled_from(VM_KEYS))
+def test_fuzz_valid_runs_keep_the_invariants(jobs, policy, runtime, boot, cap, vm_key):
+    run = simulate(jobs, policy, runtime=runtime, boot_delay=boot, max_vms=cap, vm_key=vm_key)
     out, s = run.jobs, run.summary
     first_tick = np.ceil(out["submit"] / 20) * 20
     assert (out["start"] % 20 == 0).all() and (out["start"] >= first_tick).all()
@@ -70,7 +71,7 @@ def test_fuzz_policy_names(name):
 @fuzz(60)
 @given(column=st.sampled_from(["submit_time", "run_time", "n_procs"]),
        value=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 0)),
-       key=st.sampled_from(["boot_delay", "max_vms", "alpha", "beta", "kappa", "step", None]),
+       key=st.sampled_from(["boot_delay", "max_vms", "alpha", "beta", "kappa", "step", "vm_key", None]),
        bad=st.one_of(st.floats(max_value=-1e-9), st.just(math.nan), st.just(-1)))
 def test_fuzz_bad_jobs_and_options(column, value, key, bad):
     jobs = pd.DataFrame({"submit_time": [0, 10], "run_time": [5, 7], "n_procs": [1, 2]})

@@ -106,7 +106,7 @@ def synthetic() -> dict:
     return {
         "workload": {"trace": '"kth-sp2"', "kind": '"synthetic"', "window": "30",
                      "patterns": '["Steady", "bursty"]'},
-        "cloud": {"max_vms": "128"},
+        "cloud": {"max_vms": "128", "vm_key": '"binpack"'},
         "run": {"method": '"mocba"', "n_reps": "2", "seed": "3", "options": "{ n0 = 2, sample = 50 }"},
     }
 
@@ -114,7 +114,7 @@ def synthetic() -> dict:
 BASES = {"trace": windows, "synthetic": synthetic}
 ALLOWED = {
     "workload": {"trace", "kind", "window", "patterns"},
-    "cloud": {"boot_delay", "max_vms", "period", "kappa"},
+    "cloud": {"boot_delay", "max_vms", "period", "kappa", "vm_key"},
     "run": {"method", "n_reps", "seed", "budget", "options"},
 }
 
@@ -187,6 +187,8 @@ def bad_values(base: str) -> dict:
         ("cloud", "max_vms"): (bad_int(1, MAX_VMS), "'max_vms'"),
         ("cloud", "period"): (bad_int(1, MAX_PERIOD), "'period'"),
         ("cloud", "kappa"): (bad_number(0, low_open=True), "'kappa'"),
+        ("cloud", "vm_key"): (st.one_of(SAFE_TEXT.filter(lambda s: s not in ("mod", "binpack")),
+                                        WRONG_TYPE_NOT_STR), "'vm_key'"),
         **{("run", k): v for k, v in RUN.items()},
     }
 
@@ -338,7 +340,8 @@ GOOD_POLICY = st.tuples(*(st.sampled_from(p) for p in POLICY_PARTS)).map("-".joi
 def bad_simulate_option(draw, trace: Path):
     """``(argv, option)`` of ``mopt simulate``: one option bad, the others valid."""
     option = draw(st.sampled_from(["--policy", "--max-vms", "--size-limit", "--boot-delay", "--alpha", "--beta",
-                                   "--runtime", "--trace", "narrow cap", "not an option"]), label="option")
+                                   "--runtime", "--vm-key", "--trace", "narrow cap", "not an option"]),
+                    label="option")
     argv = {"--trace": str(trace), "--policy": draw(GOOD_POLICY, label="policy")}
     if option == "--policy":
         argv["--policy"] = draw(BAD_POLICY, label="bad")
@@ -353,6 +356,8 @@ def bad_simulate_option(draw, trace: Path):
         argv[option] = draw(bad_float_text(0, 100), label="bad")
     elif option == "--runtime":
         argv[option] = draw(SAFE_TEXT.filter(lambda s: s not in ("actual", "user", "predicted")), label="bad")
+    elif option == "--vm-key":
+        argv[option] = draw(SAFE_TEXT.filter(lambda s: s not in ("mod", "binpack")), label="bad")
     elif option == "--trace":
         argv[option] = draw(st.one_of(st.just(""), st.just(str(trace.parent)),
                                       st.from_regex(r"[a-z]{1,8}", fullmatch=True).map(
@@ -371,7 +376,7 @@ def bad_portfolio_option(draw, trace: Path):
     """``(argv, option)`` of ``mopt portfolio``: one option bad, the others valid."""
     option = draw(st.sampled_from(["--portfolio", "--budget", "--ratio", "--period", "--alpha", "--beta",
                                    "--size-limit", "--max-jobs", "--boot-delay", "--max-vms", "--runtime",
-                                   "--seed", "--workers", "--trace", "narrow cap", "two clusters"]), label="option")
+                                   "--vm-key", "--seed", "--workers", "--trace", "narrow cap", "two clusters"]), label="option")
     argv = {"--trace": str(trace), "--portfolio": draw(st.sampled_from(["jsspp", "sc13", "ODA-FCFS-FirstFit"]))}
     if option == "--portfolio":
         how = draw(st.sampled_from(["name", "list", "repeat", "empty item"]), label="how")
@@ -397,6 +402,8 @@ def bad_portfolio_option(draw, trace: Path):
         argv[option] = draw(bad_int_text(1, MAX_VMS), label="bad")
     elif option == "--runtime":
         argv[option] = draw(SAFE_TEXT.filter(lambda s: s not in ("actual", "user", "predicted")), label="bad")
+    elif option == "--vm-key":
+        argv[option] = draw(SAFE_TEXT.filter(lambda s: s not in ("mod", "binpack")), label="bad")
     elif option == "--seed":
         argv[option] = draw(st.one_of(NOT_AN_INT, st.integers(-(10**30), -1).map(str)), label="bad")
     elif option == "--workers":

@@ -15,7 +15,7 @@ PACKAGES = ("mopt.cloud", "mopt.koala", "mopt.workloads")
 #: the cloud simulator's loop and steps, and the policy codes they must not compare
 CLOUD_LOOP = ("engine", "steps", "skipping", "window", "layout", "leasing")
 POLICY_CODES = {"STARTUP", "ODS", "ODA", "ODB", "ODE", "ODM", "ODX", "ODG", "ODW", "FCFS", "SJF",
-                "LXF", "WFP3", "UNICEF", "FIRSTFIT", "BESTFIT", "WORSTFIT"}
+                "LXF", "WFP3", "UNICEF", "FIRSTFIT", "BESTFIT", "WORSTFIT", "MOD", "BINPACK"}
 KOALA_LOOP = ("engine", "sites", "queueing", "heap", "tables")
 KOALA_POLICIES = {"FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets", "Policy"}
 

@@ -44,7 +44,7 @@ def _prefix(df, history, until, max_vms):
     return table, state, start
 
 
-def check_instant(df, history, until, policies, max_vms):
+def check_instant(df, history, until, policies, max_vms, vm_key="mod"):
     table, state, start = _prefix(df, history, until, max_vms)
     t, nq = state.clock, state.queue_length
     queued = state.queue[:nq, E.Q_ID].astype(np.int64)
@@ -53,7 +53,7 @@ def check_instant(df, history, until, policies, max_vms):
     elapsed = float(np.sum(t - state.vms[:nv, E.V_LEASE]))  # already paid for before t
     live = state.running[:, E.R_ACTIVE] > 0
     remaining = float(np.sum(state.running[live, E.R_N] * (state.running[live, E.R_END] - t)))
-    codes = np.array([Policy(p).codes for p in policies])
+    codes = np.array([Policy(p).loop_codes(vm_key) for p in policies])
     compiled = online_scores(state, table, codes)
     for k in range(len(policies)):
         # reality: the same history on the trace cut after the jobs submitted by t, then policy k
@@ -91,6 +91,17 @@ def test_online_simulation_is_the_truncated_real_run(seed):
     assert nq >= 1
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_online_simulation_under_the_binpack_key(seed):
+    # the bin-packing key rides on the VM-selection code into the online simulations too
+    df = random_trace(20 + seed)
+    rng = np.random.default_rng(200 + seed)
+    pre = rng.choice(POLICIES, 2, replace=False)
+    t1, t2 = np.sort(rng.uniform(600, 9000, 2)).round()
+    assert check_instant(df, [(pre[0], t1), (pre[1], t2)], t2 + 20, POLICIES, max_vms=12,
+                         vm_key="binpack") >= 1
+
+
 @needs_traces("KTH-SP2")
 def test_online_simulation_on_kth_prefix():
     from mopt.workloads import load_trace
@@ -105,8 +116,9 @@ def test_online_simulation_on_kth_prefix():
     assert min(sizes) >= 1
 
 
-@pytest.mark.parametrize("seed, period", [(0, 1), (1, 1), (2, 3)])
-def test_every_policy_budget_picks_the_argmax_and_the_log_is_what_ran(seed, period):
+@pytest.mark.parametrize("seed, period, vm_key", [(0, 1, "mod"), (1, 1, "mod"), (2, 3, "mod"),
+                                                  (3, 1, "binpack")])
+def test_every_policy_budget_picks_the_argmax_and_the_log_is_what_ran(seed, period, vm_key):
     # Δ = N: every policy is simulated at every selection, so the logged choice must have the
     # largest online U of all N. Replaying the log (the logged policy from each logged time on,
     # the first policy before the first selection) must give the run's schedule job by job.
@@ -114,10 +126,10 @@ def test_every_policy_budget_picks_the_argmax_and_the_log_is_what_ran(seed, peri
 
     df = random_trace(seed, n=30)
     run = simulate_portfolio(df, POLICIES, budget=len(POLICIES), period=period, seed=seed,
-                             max_vms=12)
+                             max_vms=12, vm_key=vm_key)
     log = run.log
     assert len(log) >= 5 and (log["simulated"] == len(POLICIES)).all()
-    codes = np.array([Policy(p).codes for p in POLICIES])
+    codes = np.array([Policy(p).loop_codes(vm_key) for p in POLICIES])
     table, _, _, state = start_run(df, max_vms=12, **CLOUD)
     start = np.full(len(table), np.nan)
     active, k = 0, 0

@@ -92,6 +92,7 @@ def test_same_result_on_two_dask_workers_and_through_a_journal(problem, tmp_path
     ({"workload": "random"}, "'workload' must be one of trace, synthetic"),
     ({"workload": "synthetic", "patterns": ["Wavy"]}, "'patterns' must be a non-empty list"),
     ({"period": 0}, "'period' must be an integer >= 1"),
+    ({"vm_key": "foo"}, "'vm_key' must be one of 'mod', 'binpack'; got 'foo'"),
 ])
 def test_bad_problem_arguments(kwargs, match):
     with pytest.raises(InputError, match=match):
@@ -128,6 +129,14 @@ def test_cloud_scenario_file(tmp_path, monkeypatch):
     path.write_text('family = "cloud"\n[workload]\ntrace = "KTH-SP2"\n[cloud]\nperiod = 0\n')
     with pytest.raises(InputError, match=r"\[cloud\] 'period' must be an integer >= 1"):
         load_scenario(path)
+    path.write_text('family = "cloud"\n[workload]\ntrace = "KTH-SP2"\n[cloud]\nvm_key = "foo"\n')
+    with pytest.raises(InputError, match=r"\[cloud\] 'vm_key' must be one of 'mod', 'binpack'"):
+        load_scenario(path)
+    path.write_text('family = "cloud"\n[workload]\ntrace = "KTH-SP2"\nwindow = 30\n'
+                    '[cloud]\nvm_key = "binpack"\n')
+    prob = load_scenario(path).problem()
+    assert prob.vm_key == "binpack" and prob._identity()["vm_key"] == "binpack"
+    assert "vm_key" not in PortfolioProblem(jobs_table(), window=10)._identity()
 
 
 def test_the_example_scenario_file_runs_with_mopt_frontier(tmp_path, monkeypatch, capsys):

@@ -116,6 +116,67 @@ def test_bestfit_and_worstfit_choose_different_vms():
     assert worst.summary["vm_hours"] == first.summary["vm_hours"] == 3
 
 
+def test_binpack_worstfit_takes_the_vm_the_job_fits_on():
+    # The case above under vm_key="binpack" (d = r - t, signed): d_V1 = 1480 - 2000 = -520 (B
+    # does not fit in V1's paid time), d_V2 = 3480 - 2000 = 1480. WorstFit now takes V2 (largest
+    # d), like BestFit (the only VM B fits on): 2 h; FirstFit is unchanged: 3 h.
+    jobs = trace((0, 2000, 1), (2000, 2000, 1))
+    runs = {v: simulate(jobs, f"ODA-FCFS-{v}", vm_key="binpack")
+            for v in ("BestFit", "WorstFit", "FirstFit")}
+    assert all(starts(r) == [120, 2120] for r in runs.values())
+    assert runs["WorstFit"].summary["vm_hours"] == runs["BestFit"].summary["vm_hours"] == 2
+    assert runs["FirstFit"].summary["vm_hours"] == 3
+
+
+def test_vm_keys_by_hand():
+    # policies.vm_key's (tier, key) at now = 0 for a VM leased at `lease` (paid time left
+    # r = lease + 3600 - 0 for lease in (-3600, 0]) and a job of t seconds
+    from mopt.cloud import policies as P
+
+    def key(selection, vm_key, r, t):
+        return P.vm_key(P.vm_code(selection, vm_key), r - 3600.0, 0.0, t)
+
+    # r = 3000, t = 2400: fits (d = 600); mod ℓ = 600
+    assert key(P.BESTFIT, "mod", 3000, 2400) == (0, 600.0)
+    assert key(P.BESTFIT, "binpack", 3000, 2400) == (0, 600.0)
+    assert key(P.WORSTFIT, "binpack", 3000, 2400) == (0, -600.0)
+    # r = 1800, t = 2400: does not fit (d = -600); ℓ = 3000. BestFit's fallback tier is ℓ
+    # (spec); WorstFit keeps the signed d (ours)
+    assert key(P.BESTFIT, "mod", 1800, 2400) == (0, 3000.0)
+    assert key(P.WORSTFIT, "mod", 1800, 2400) == (0, -3000.0)
+    assert key(P.BESTFIT, "binpack", 1800, 2400) == (1, 3000.0)
+    assert key(P.WORSTFIT, "binpack", 1800, 2400) == (0, 600.0)
+    # ours, where no VM fits: t = 3700, r = 50 (d = -3650, ℓ = 3550) and r = 3000 (d = -700,
+    # ℓ = 2900). WorstFit under mod takes the first (largest ℓ), under binpack the second (the
+    # most paid time left, largest d)
+    assert key(P.WORSTFIT, "mod", 50, 3700) < key(P.WORSTFIT, "mod", 3000, 3700)
+    assert key(P.WORSTFIT, "binpack", 3000, 3700) < key(P.WORSTFIT, "binpack", 50, 3700)
+    # a VM at the end of its paid hour (r = 0) and one leased now with no boot delay (r = 3600),
+    # t = 3600: ℓ ties at 0 (mod: lease order decides); binpack: the job fits the fresh one (d = 0)
+    assert key(P.BESTFIT, "mod", 0, 3600) == key(P.BESTFIT, "mod", 3600, 3600) == (0, 0.0)
+    assert key(P.BESTFIT, "binpack", 3600, 3600) == (0, 0.0)
+    assert key(P.BESTFIT, "binpack", 0, 3600) == (1, 0.0)
+    # FirstFit is the same under both keys: lease order
+    assert P.in_lease_order(P.vm_code(P.FIRSTFIT, "binpack")) and P.in_lease_order(P.FIRSTFIT)
+    assert not P.in_lease_order(P.vm_code(P.BESTFIT, "binpack"))
+
+
+def test_binpack_bestfit_orders_vms_as_the_mod_key_does():
+    # With 0 <= r <= 3600 and t > 0, a VM the job does not fit has ℓ = d + 3600·k >= 3600 - t >=
+    # every fitting VM's d = ℓ, so BestFit's two tiers give ℓ's order: the keys differ in BestFit
+    # only where ℓ ties exactly (r = 0 against r = 3600, above) and otherwise in WorstFit.
+    from mopt.cloud import policies as P
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        r = rng.integers(1, 3600, 6).astype(float)
+        t = float(rng.integers(1, 9000))
+        leases = r - 3600.0
+        mod = [P.vm_key(P.vm_code(P.BESTFIT, "mod"), x, 0.0, t) for x in leases]
+        binpack = [P.vm_key(P.vm_code(P.BESTFIT, "binpack"), x, 0.0, t) for x in leases]
+        assert sorted(range(6), key=lambda i: mod[i]) == sorted(range(6), key=lambda i: binpack[i])
+
+
 def test_vm_kept_over_an_hour_boundary():
     # A (3000 s) at 0 runs 120-3120 on V1 (leased 0). B (1000 s) at 3500: V1 is idle (its hour
     # ends at 3600), so ODA leases nothing and B starts at once on V1, running 3500-4500 over the
@@ -223,6 +284,9 @@ def test_wider_than_cap_refused_or_dropped():
     ({"beta": -1}, "'beta'"),
     ({"runtime": "oracle"}, "'runtime'"),
     ({"step": 0}, "'step'"),
+    ({"vm_key": 3}, r"'vm_key' must be one of 'mod', 'binpack'; got 3\."),
+    ({"vm_key": "foo"}, r"'vm_key' must be one of 'mod', 'binpack'; got 'foo'\."),
+    ({"vm_key": "Binpack"}, "'vm_key'"),
     # a portfolio is refused with the name of the function that runs it
     ({"policy": "sc13"}, r"portfolio 'sc13': run a portfolio with mopt.cloud.simulate_portfolio"),
     ({"policy": ["ODA-FCFS-FirstFit", "ODB-FCFS-FirstFit"]},

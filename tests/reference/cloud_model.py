@@ -60,14 +60,37 @@ def _target(prov, queue, t, boot_delay, head):
     return sum(sizes)  # StartUp, ODS, ODA, ODB, ODG
 
 
+def _paid_left(vm, now):
+    """r_v, the VM's paid time left at ``now`` (0 at the end of a paid hour)."""
+    hours = max(1, math.ceil((now - vm["lease"]) / HOUR))
+    return vm["lease"] + hours * HOUR - now
+
+
 def _left(vm, now, job):
     """(r_v - t_j) mod 3600, r_v the VM's paid time left at ``now``."""
-    hours = max(1, math.ceil((now - vm["lease"]) / HOUR))
-    return (vm["lease"] + hours * HOUR - now - job["est"]) % HOUR
+    return (_paid_left(vm, now) - job["est"]) % HOUR
 
 
-def run_model(jobs, policy, *, boot_delay=120.0, step=20.0, max_vms=256, runtime="actual"):
-    """Simulate ``jobs`` (dicts: submit, run, req, n, user; sorted by submit) under ``policy``.
+def _by_key(idle, vmsel, vm_key, now, job):
+    """The idle VMs (in lease order) in the order BestFit / WorstFit take them (spec §3); every
+    sort is stable, so ties stay in lease order."""
+    if vm_key == "mod":
+        sign = 1.0 if vmsel == "BestFit" else -1.0
+        return sorted(idle, key=lambda vm: sign * _left(vm, now, job))
+    if vm_key != "binpack":
+        raise ValueError(vm_key)
+    if vmsel == "WorstFit":  # the most paid time left after the job first, fitting or not (ours)
+        return sorted(idle, key=lambda vm: -(_paid_left(vm, now) - job["est"]))
+    fits = [vm for vm in idle if _paid_left(vm, now) - job["est"] >= 0]
+    rest = [vm for vm in idle if _paid_left(vm, now) - job["est"] < 0]
+    return (sorted(fits, key=lambda vm: _paid_left(vm, now) - job["est"])
+            + sorted(rest, key=lambda vm: _left(vm, now, job)))
+
+
+def run_model(jobs, policy, *, boot_delay=120.0, step=20.0, max_vms=256, runtime="actual",
+              vm_key="mod"):
+    """Simulate ``jobs`` (dicts: submit, run, req, n, user; sorted by submit) under ``policy``,
+    BestFit / WorstFit ordering VMs by ``vm_key`` ("mod" or "binpack").
 
     Returns ``(starts, paid_seconds)``: the start time of each job (in input order) and the
     charged VM-seconds.
@@ -113,9 +136,8 @@ def run_model(jobs, policy, *, boot_delay=120.0, step=20.0, max_vms=256, runtime
             if job["n"] > len(idle):
                 waiting = job["n"]
                 break
-            if vmsel != "FirstFit":  # stable sorts: ties stay in lease order
-                sign = 1.0 if vmsel == "BestFit" else -1.0
-                idle = sorted(idle, key=lambda vm, job=job, now=t: sign * _left(vm, now, job))
+            if vmsel != "FirstFit":
+                idle = _by_key(idle, vmsel, vm_key, t, job)
             chosen, idle = idle[: job["n"]], idle[job["n"]:]
             idle.sort(key=vms.index)
             for vm in chosen:
