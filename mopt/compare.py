@@ -25,6 +25,8 @@ from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.problem import MAX_REPS
 from mopt.core.random import resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT
+from mopt.peers import PEERS, is_peer, parse_peer, run_peer
+from mopt.peers import versions as peer_versions
 from mopt.scoring import REFERENCE, SCORES, _truth_table, hypervolume_ratio, score  # noqa: F401
 
 # score, hypervolume_ratio, SCORES and REFERENCE live in mopt.scoring and stay importable from here
@@ -131,11 +133,15 @@ def resolve_budgets(budgets, problem, *, name: str = "budgets") -> list[int]:
 def _check_methods(methods, *, name: str = "methods") -> list[str]:
     from mopt.solvers import METHODS
 
-    expected = f"'{name}' must be a non-empty list of method names from {sorted(METHODS)}"
+    expected = (f"'{name}' must be a non-empty list of method names from {sorted(METHODS)} or peers "
+                f"<peer>:<k> from {sorted(PEERS)}")
     methods = _entries(methods, expected)
     for m in methods:
-        if not isinstance(m, str) or m not in METHODS:
-            raise InputError(f"'{name}' must name methods from {sorted(METHODS)}; got {m!r}.")
+        if is_peer(m):
+            parse_peer(m, option=name)  # k checked; Optuna's peers need Optuna
+        elif not isinstance(m, str) or m not in METHODS:
+            raise InputError(f"'{name}' must name methods from {sorted(METHODS)} or peers <peer>:<k> from "
+                             f"{sorted(PEERS)}; got {m!r}.")
     dup = next((m for k, m in enumerate(methods) if m in methods[:k]), None)
     if dup is not None:
         raise InputError(f"'{name}' must not repeat a method; got {dup!r} twice.")
@@ -160,6 +166,12 @@ def _method_options(methods, options, utility) -> dict[str, dict]:
     out = {}
     for m in methods:
         opts = dict(options.get(m, {}))
+        if is_peer(m):  # peers run with their libraries' defaults
+            if opts:
+                raise InputError(f"'options' for peer {m!r}: peers take no options (they run with their "
+                                 f"libraries' defaults); got {sorted(opts)}.")
+            out[m] = opts
+            continue
         if utility is not None and "utility" in METHODS[m].defaults and "utility" not in opts:
             opts["utility"] = utility
         out[m] = opts
@@ -177,6 +189,8 @@ def _solver(method: str, options: dict):
 
 def _budget_fits(problem, method: str, options: dict, budget: int) -> bool:
     """Whether ``method`` can run with ``budget`` on ``problem`` (bad options raise, naming them)."""
+    if is_peer(method):  # one evaluation of k replications
+        return budget >= parse_peer(method)[1]
     solver = _solver(method, options)
     try:
         if budget < solver.min_budget(problem):
@@ -206,7 +220,10 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     ----------
     problem : StochasticProblem
     methods : list of str
-        Names in :data:`mopt.METHODS`.
+        Names in :data:`mopt.METHODS`, or peers ``<peer>:<k>`` (:mod:`mopt.peers`: ``random``,
+        ``pymoo-nsga2``, ``optuna-tpe``, ``optuna-nsga2``, each evaluation the mean of k
+        replications; the Optuna peers need the extra ``peers``).  Peers take no options and run
+        in this process (no executor, no journal).
     budgets : list of int or str
         Replications, or percentages of exhaustive search's budget (``"10%"``); see
         :func:`resolve_budgets`.  Each run spends up to its budget (``n_evals`` says how much):
@@ -240,7 +257,8 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
         One row per run: ``method, budget, macrorep, seed, status, n_evals``, the scores of
         :func:`score` and ``selected``.  ``status`` is ``"ok"``, or ``"budget too small"`` (with NaN
         scores and ``n_evals`` 0) when the method cannot run with that budget.  ``attrs`` records
-        the seed, the utility and the truth's replications.
+        the seed, the utility and the truth's replications (and, with peers, ``versions``: peer
+        name -> the versions of the libraries it ran).
 
     Examples
     --------
@@ -303,8 +321,11 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                 for m, run_seed in enumerate(seeds):
                     row = {"method": method, "budget": budget, "macrorep": m, "seed": run_seed}
                     if fits[method, budget]:
-                        result = solve(problem, method, budget=budget, seed=run_seed, executor=executor,
-                                       journal=_journal_file(journal, run_seed), **per_method[method])
+                        if is_peer(method):
+                            result = run_peer(problem, method, budget=budget, seed=run_seed)
+                        else:
+                            result = solve(problem, method, budget=budget, seed=run_seed, executor=executor,
+                                           journal=_journal_file(journal, run_seed), **per_method[method])
                         row.update(status=OK, **score(result, table, u))
                     else:
                         row.update(status=TOO_SMALL, n_evals=0, **dict.fromkeys(SCORES, math.nan),
@@ -321,6 +342,8 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     df["selected"] = pd.array([None if v is None or v != v else int(v) for v in df["selected"]],
                               dtype="Int64")
     df.attrs = {"seed": entropy, "utility": str(u), "truth_reps": truth_reps}
+    if any(is_peer(m) for m in methods):  # the peers' libraries, as they ran
+        df.attrs["versions"] = {m: peer_versions(m) for m in methods if is_peer(m)}
     return df
 
 

@@ -14,6 +14,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub, run_options) -> None:
     """Add the ``compare`` subcommand to ``sub`` (an argparse subparsers object)."""
+    from mopt.peers import PEERS
     from mopt.solvers import METHODS
 
     compare = sub.add_parser(
@@ -27,7 +28,9 @@ def add_parser(sub, run_options) -> None:
     compare.add_argument("scenario", metavar="SCENARIO.toml")
     run_options(compare, None)
     compare.add_argument("--methods", required=True, metavar="M1,M2",
-                         help=f"comma-separated methods, from {', '.join(sorted(METHODS))}")
+                         help=f"comma-separated methods, from {', '.join(sorted(METHODS))}, or peers "
+                              f"<peer>:<k> (each evaluation the mean of k replications) from "
+                              f"{', '.join(PEERS)}; the optuna peers need pip install \"mopt[peers]\"")
     compare.add_argument("--budgets", required=True, metavar="B1,B2",
                          help="comma-separated budgets: replications (2000) or percentages of exhaustive "
                               "search's n_designs x n_reps (10%%)")
@@ -64,6 +67,8 @@ def run(args) -> int:
     from mopt.core.problem import MAX_REPS
     from mopt.core.random import resolve_seed
     from mopt.core.result import Result
+    from mopt.peers import is_peer
+    from mopt.peers import versions as peer_versions
     from mopt.progress_plot import plot_progress
     from mopt.report import write_report
     from mopt.scenario import load_scenario
@@ -89,6 +94,10 @@ def run(args) -> int:
           f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
           f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
           f"replications per {scenario.noun_singular}.")
+    peers = [m for m in methods if is_peer(m)]
+    if peers:  # what the peers run, as installed
+        libs = {lib: v for m in peers for lib, v in peer_versions(m).items()}
+        print(f"peers {', '.join(peers)} run {', '.join(f'{lib} {v}' for lib, v in libs.items())}.")
     options = method_options(args.option, per_method=True)
     if scenario.options and scenario.method in methods:  # [run] options belong to its method
         options[scenario.method] = {**scenario.options, **options.get(scenario.method, {})}
