@@ -144,3 +144,19 @@ def test_the_cli_refuses_a_bad_peer(tmp_path, capsys):
     code = main(["compare", str(REFERENCE), "--methods", "random:0", "--budgets", "10%", "--macroreps", "1",
                  "--out", str(tmp_path / "o"), "--quiet"])
     assert_one_line_error(capsys, code, "'--methods'", "random:0")
+
+
+def test_the_cli_runs_peers_and_records_their_versions(tmp_path, capsys):
+    import pandas as pd
+
+    from mopt.cli import main
+    from tests.helpers import REFERENCE
+
+    out = tmp_path / "o"
+    argv = ["compare", str(REFERENCE), "--methods", "blind_pick,random:2", "--budgets", "10%", "--macroreps", "1",
+            "--truth-reps", "2", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    assert "peers random:2 run numpy " in capsys.readouterr().out
+    df = pd.read_csv(out / "compare.csv")
+    assert df["method"].tolist() == ["blind_pick", "random:2"]
+    assert (df["n_evals"] <= df["budget"]).all() and df.loc[1, "n_evals"] % 2 == 0

@@ -95,9 +95,11 @@ def run(args) -> int:
           f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
           f"replications per {scenario.noun_singular}.")
     peers = [m for m in methods if is_peer(m)]
-    if peers:  # what the peers run, as installed
+    ran = ""
+    if peers:  # what the peers run, as installed (printed, and in the figure's caption)
         libs = {lib: v for m in peers for lib, v in peer_versions(m).items()}
-        print(f"peers {', '.join(peers)} run {', '.join(f'{lib} {v}' for lib, v in libs.items())}.")
+        ran = f"peers {', '.join(peers)} run {', '.join(f'{lib} {v}' for lib, v in libs.items())}."
+        print(ran)
     options = method_options(args.option, per_method=True)
     if scenario.options and scenario.method in methods:  # [run] options belong to its method
         options[scenario.method] = {**scenario.options, **options.get(scenario.method, {})}
@@ -122,7 +124,8 @@ def run(args) -> int:
         print(f"budget too small: {row['method']} cannot run with {row['budget']} replications on this "
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
-               f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}.")
+               f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}."
+               + (f" {ran[0].upper()}{ran[1:]}" if ran else ""))
     truth_result = Result(method=f"exhaustive, {truth_n} replications each (the ground truth)",
                           seed=truth_seed, n_evals=int(truth["n_reps"].sum()),
                           objectives=tuple(problem.objectives), evaluations=truth,
