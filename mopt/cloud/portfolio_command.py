@@ -10,6 +10,8 @@ import sys
 
 __all__ = ["add_parser", "run"]
 
+#: offered load (work over what the VMs can do) above which ``mopt portfolio`` warns of a long run
+LOAD_WARNING = 0.8
 #: SC13's cloud (boot 120 s, 256 VMs) for its portfolio; JSSPP's (boot 4 min, 64 VMs) for its own
 DEFAULT_CLOUD = {"sc13": (120.0, 256), "jsspp": (240.0, 64)}
 EXAMPLE_MIX = "ODA-FCFS-FirstFit,ODX-LXF-BestFit"
@@ -109,6 +111,13 @@ def run(args) -> int:
         raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' "
                          f"{cloud['max_vms']} VMs; give '--size-limit' {cloud['max_vms']} (now "
                          f"{args.size_limit}) or a larger '--max-vms'.")
+    load = offered_load(jobs, cloud["max_vms"])
+    if load > LOAD_WARNING:  # a queue that hardly drains: a selection every period, all trace long
+        print(f"mopt: warning: {args.trace} offers {load:.2f} times the work {cloud['max_vms']} VMs can "
+              "do (head-of-line blocking and boot delays waste more): the queue hardly ever drains, so "
+              "the portfolio selects, simulating every policy, at almost every tick, which can take "
+              "hours on a whole trace; give a larger '--max-vms' or fewer jobs ('--max-jobs').",
+              file=sys.stderr)
     bar = None
     with executor(args) as client:  # a bad --scheduler or --workers is refused before the bar shows
         if not args.quiet:
@@ -144,3 +153,20 @@ def run(args) -> int:
           f"{prun.summary['online_simulations']:,} online simulations")
     print(f"wrote {out / 'portfolio.csv'}, {out / 'selections.csv'}, {out / 'portfolio.png'}")
     return 0
+
+
+def offered_load(jobs, max_vms: int) -> float:
+    """The work of ``jobs`` (processor-seconds) over what ``max_vms`` VMs can do between the first
+    and the last submission: above 1, a queue that never drains.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> offered_load(pd.DataFrame({"submit_time": [0, 3600], "run_time": [3600, 3600],
+    ...                            "n_procs": [2, 2]}), 2)
+    2.0
+    """
+    span = float(jobs["submit_time"].max() - jobs["submit_time"].min())
+    work = float((jobs["n_procs"] * jobs["run_time"]).sum())
+    return work / (max(span, 1.0) * max_vms)
+

@@ -91,3 +91,17 @@ def test_workers_give_the_same_files(tmp_path, capsys):
     for name in ("portfolio.csv", "selections.csv"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
     assert len(pd.read_csv(outs[0] / "selections.csv")) > 0
+
+
+def test_a_trace_the_vms_cannot_keep_up_with_is_announced(tmp_path, capsys):
+    # 10 jobs of 4 VMs x 3,000 s submitted 600 s apart: 120,000 VM-seconds over a 5,400 s span;
+    # 4 VMs do 21,600: offered load 5.6 > 0.8 (a queue that never drains); 16 VMs: 1.4, still warned;
+    # 64 VMs: 0.35, not warned
+    lines = [f"{k + 1} {600 * k} 0 3000 4 -1 -1 4 3000 -1 1 1 1 1 1 1 -1 -1" for k in range(10)]
+    path = tmp_path / "busy.swf"
+    path.write_text("; MaxProcs: 4\n" + "\n".join(lines) + "\n")
+    for cap, warned in (("4", True), ("16", True), ("64", False)):
+        assert main(["portfolio", "--trace", str(path), "--portfolio", MIX, "--max-vms", cap,
+                     "--out", str(tmp_path / f"o{cap}"), "--quiet"]) == 0
+        err = capsys.readouterr().err
+        assert ("queue hardly ever drains" in err) is warned, (cap, err)
