@@ -1,0 +1,52 @@
+"""Numba's on-disk cache, kept in step with mopt's sources.
+
+Numba reuses a cached compiled function while the file that defines it is unchanged, even when a
+function it calls (and compiled into it) was changed in another file: after an upgrade or a
+``git pull``, ``mopt/cloud/engine.py``'s cached loop would keep the old rules of
+``mopt/cloud/policies.py``. So mopt stamps its sources (every ``.py`` file of the package: path,
+size, modification time) in ``__pycache__/mopt-sources`` beside the cache, and when the stamp
+differs at import, removes the package's cached index and data files (``*.nbi``, ``*.nbc``): the
+simulators compile once more. Ours. A package directory that cannot be written (an install owned
+by another user; numba then caches elsewhere) is left alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+__all__ = ["sources_stamp", "keep_cache_in_step"]
+
+ROOT = Path(__file__).resolve().parent
+MARKER = ROOT / "__pycache__" / "mopt-sources"
+
+
+def sources_stamp(root: Path = ROOT) -> str:
+    """A digest of every source file of the package (relative path, size, mtime in ns)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        digest.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def keep_cache_in_step(root: Path = ROOT, marker: Path = MARKER) -> bool:
+    """Remove the package's numba cache files if the sources changed since the last stamp; return
+    whether it did."""
+    try:
+        stamp = sources_stamp(root)
+        if marker.is_file() and marker.read_text() == stamp:
+            return False
+        for pattern in ("*.nbi", "*.nbc"):
+            for path in root.rglob(pattern):
+                path.unlink(missing_ok=True)
+        marker.parent.mkdir(exist_ok=True)
+        tmp = marker.with_suffix(f".{__import__('os').getpid()}.tmp")
+        tmp.write_text(stamp)
+        tmp.replace(marker)
+        return True
+    except OSError:  # a read-only install: numba caches elsewhere
+        return False
+
+
+keep_cache_in_step()
