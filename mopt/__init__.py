@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import mopt._numba_cache  # noqa: F401 - numba's cache in step with the sources (after upgrades)
+
 # first (it runs on import): a signal while the `mopt` program imports numpy, pandas and numba
 # ends it in one line
 import mopt._startup  # noqa: F401
-import mopt._numba_cache  # noqa: F401 - numba's cache in step with the sources (after upgrades)
 
 # ``mopt.compare`` is the function (the module stays importable through ``from mopt.compare
 # import ...`` and ``importlib.import_module``); cheap: numpy and pandas only, no numba
