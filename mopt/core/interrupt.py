@@ -146,6 +146,7 @@ def deferred_signals() -> Iterator[None]:
     Examples
     --------
     >>> import signal
+    >>> _ = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C raises, as in a terminal
     >>> done = []
     >>> try:
     ...     with deferred_signals():

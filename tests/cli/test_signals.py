@@ -32,6 +32,13 @@ import pytest
 from tests.helpers import EXAMPLES, needs_traces
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_sigint() -> None:
+    """In the child: Ctrl-C's default action, as in a terminal (a background job of a
+    non-interactive shell, e.g. a CI runner's, inherits SIGINT ignored, and Python keeps it so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
 
 #: seconds from the signal to the end of the process (see the module docstring)
@@ -105,7 +112,8 @@ def stop(command: str, sig, tmp_path: Path, cpu: float):
     for name in files:
         (out / name).write_bytes(f"an earlier run's {name}\n".encode())
     proc = subprocess.Popen([sys.executable, "-m", "mopt", *(a.format(out=out) for a in args)], env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while proc.poll() is None and cpu_seconds(proc.pid) < cpu and time.monotonic() < deadline:
         time.sleep(0.02)
