@@ -48,6 +48,9 @@ def add_parsers(sub, run_options) -> None:
     p.add_argument("--seeds", type=int, default=3, metavar="K", help="seeds per cell (default 3)")
     p.add_argument("--sample-size", type=int, default=200, metavar="K",
                    help="schedules searched per period in larger spaces (default 200; the paper's scale: 27132)")
+    p.add_argument("--noise", default="independent", metavar="{independent,common}",
+                   help="each schedule draws its own task times (the paper's, default) or all share common "
+                        "random numbers (ours, a sensitivity run)")
     p.set_defaults(func=run, memory_hint="fewer or smaller clusters (--vms) or a smaller --sample-size")
 
 
@@ -88,6 +91,7 @@ def run(args) -> int:
     from mopt.core.space import ENUMERATION_LIMIT
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
+    from mopt.vmc.problem import NOISES
     from mopt.vmc.space import MAX_COUNT, MAX_THETA
     from mopt.vmc.workload import KINDS
 
@@ -110,6 +114,8 @@ def run(args) -> int:
         if m not in MULTI_PERIOD_METHODS:
             raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
     n_seeds = check_int("--seeds", args.seeds, low=1, high=MAX_SEEDS)
+    if args.noise not in NOISES:
+        raise InputError(f"'--noise' must be one of {list(NOISES)}; got {args.noise!r}.")
     first = 1 if args.seed is None else args.seed
     out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
@@ -124,7 +130,7 @@ def run(args) -> int:
                     bar.set_description(f"{theta} VMs {kind} scenario {scen}")
                 methods = args.methods or SCENARIO_METHODS[scen]
                 frames.append(compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
-                                              sample_size=sample_size, executor=client,
+                                              sample_size=sample_size, executor=client, noise=args.noise,
                                               progress=None if bar is None else (lambda _row: bar.update(1))))
         finally:
             if bar is not None:

@@ -22,7 +22,7 @@ from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.multiperiod import MultiPeriodProblem, Stage
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.vmc.period import check_workload, intervals, run_intervals
-from mopt.vmc.problem import EPS_FRACTION, VMPartitionProblem
+from mopt.vmc.problem import EPS_FRACTION, VMPartitionProblem, check_noise
 from mopt.vmc.profile import check_table, class_tables, default_table
 from mopt.vmc.space import check_space, count_partitions, unrank
 from mopt.vmc.stages import adaptive_stages, check_threshold
@@ -79,6 +79,10 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         K (G13).
     table : DataFrame or None
         Profiling table.
+    noise : {"independent", "common"}
+        The stage searches' noise model (:class:`~mopt.vmc.problem.VMPartitionProblem`): each
+        schedule its own draws (the paper's, default) or common random numbers (ours, a
+        sensitivity run).  The truth is the same either way.
     seed : int, Generator or None
         Seeds the truth stream, the samples U′ and Scenario 2's initial schedule.
 
@@ -97,7 +101,7 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
     def __init__(self, workload: Workload, theta: int, *, scenario: int = 1, horizon: float | None = None,
                  base_period: float | None = None, split_threshold: float | None = None,
                  merge_threshold: float | None = None, overhead_per_rep: float = OVERHEAD_PER_REP,
-                 sample_size: int = SAMPLE_SIZE, table=None, seed: SeedLike = 0):
+                 sample_size: int = SAMPLE_SIZE, table=None, noise: str = "independent", seed: SeedLike = 0):
         if not isinstance(workload, Workload):
             raise InputError(f"'workload' must be a mopt.vmc.Workload; got {type(workload).__name__}.")
         times, batches = check_workload(workload.times, workload.batches)
@@ -106,6 +110,7 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         if scenario not in (1, 2):
             raise InputError(f"'scenario' must be 1 or 2; got {scenario!r}.")
         self.scenario = int(scenario)
+        self.noise = check_noise(noise)
         self.overhead_per_rep = check_number("overhead_per_rep", overhead_per_rep, low=0, low_open=True)
         self.sample_size = check_int("sample_size", sample_size, low=1)
         self.u = count_partitions(self.theta, C)
@@ -169,7 +174,7 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         return cache[key]
 
     def _problem(self, L, A, state, sample) -> VMPartitionProblem:
-        prob = VMPartitionProblem(self.theta, L, A, state, table=self.table,
+        prob = VMPartitionProblem(self.theta, L, A, state, table=self.table, noise=self.noise,
                                   candidates=None if sample is None else sample[0])
         if sample is not None:
             prob._cand_table = sample[1]

@@ -254,3 +254,16 @@ def test_a_batch_no_run_can_use_is_refused_at_load(workdir):
     with pytest.raises(InputError, match=r"\[period\] 'batches' must hold at most 1e\+09 tasks .* got 1e\+300 "
                                          r"\(batch 1, class 1\)"):
         load_scenario(write(workdir, sections))
+
+
+@pytest.mark.parametrize("noise", [None, "independent", "common"])
+def test_noise_key_reaches_the_problem(tmp_path, noise):
+    sections = {**BASE, "clusters": {**BASE["clusters"], **({} if noise is None else {"noise": f'"{noise}"'})}}
+    prob = load_scenario(write(tmp_path, sections)).problem()
+    assert prob.noise == (noise or "independent")
+
+
+def test_bad_noise_key_names_file_section_and_key(tmp_path):
+    path = write(tmp_path, {**BASE, "clusters": {**BASE["clusters"], "noise": '"crn"'}})
+    with pytest.raises(InputError, match=r"\[clusters\].*'noise' must be one of \['independent', 'common'\]; got 'crn'"):
+        load_scenario(path)
