@@ -20,6 +20,10 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
   (spec §5; it never falls back to eOO's equal allocation, :func:`_ocba_plan`).  Its pick is the
   lowest mean among the designs it allocated beyond n0.
 
+With the problem's ``information = "stale"`` (ours, spec §6) a search sees only what is known when
+it starts: the arrivals before it and the true backlog (see
+:class:`~mopt.vmc.multiperiod_problem.VMMultiPeriodProblem`); the default is the paper's look-ahead.
+
 Each stage's search is a :func:`mopt.solve` call on the stage's StochasticProblem, and costs
 (replications spent) × O of simulated time: not charged in Scenario 1, and the length of the
 method's stages in Scenario 2 (see :mod:`mopt.core.multiperiod`).
@@ -161,13 +165,15 @@ def _best(result, n0: int | None = None) -> int:
     return int(ev["design"].to_numpy()[np.argmin(ev[obj].to_numpy())])
 
 
-def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
-    """Choose the design of stage [start, end): (design vector, replications spent)."""
+def _search(mp, method, o, start, end, state, budget, seed, solve_kw, seen=None):
+    """Choose the design of stage [start, end): (design vector, replications spent).  ``seen``: with
+    stale information, the time up to which arrivals are known (the search's own start)."""
     from mopt.solvers import solve
 
     grid = mp.base_grid()
     key = int(np.searchsorted(grid, start, side="right") - 1)
-    prob = mp.stage_problem(start, end, state, key)
+    prob = mp.stage_problem(start, end, state, key) if seen is None else mp.stage_problem(start, end, state, key,
+                                                                                          seen=seen)
     rng = np.random.default_rng([seed, key, int(round(start * 1000)) % 2**32])
     stage_seed = int(rng.integers(0, 2**63 - 1))
     if method not in ("eoo", "eoo_ocba"):
@@ -269,6 +275,7 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
     o = _options(options)
     entropy = resolve_seed(seed)
     kw = {"executor": executor, "progress": progress}
+    stale = getattr(mp, "information", "lookahead") == "stale"
     cost = mp.overhead_per_rep
     rows = []
     state = mp.initial_state()
@@ -277,7 +284,8 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
         prev = None
         for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
             width = (b - a) if prev is None else prev
-            design, spent = _search(mp, method, o, a, b, state, _budget(width, cost), entropy, kw)
+            design, spent = _search(mp, method, o, a, b, state, _budget(width, cost), entropy, kw,
+                                    seen=a if stale else None)
             state, st = mp.run(state, design, a, b)
             rows.append(_row(k, a, b, mp, design, st, spent * cost, spent))
             prev = b - a
@@ -288,8 +296,13 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
         for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
             nxt = None
             if k + 2 < len(grid):  # search the next stage while this one runs
-                projected = mp.project(state, design, a, b)
-                nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, _budget(b - a, cost), entropy, kw)
+                if stale:  # known at a: the arrivals before a and the true backlog
+                    nxt, spent = _search(mp, method, o, b, grid[k + 2], state, _budget(b - a, cost), entropy, kw,
+                                         seen=a)
+                else:  # the paper's look-ahead: the next stage's arrivals, the backlog projected
+                    projected = mp.project(state, design, a, b)
+                    nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, _budget(b - a, cost), entropy,
+                                         kw)
             state, st = mp.run(state, design, a, b)
             rows.append(_row(k, a, b, mp, design, st, spent_now * cost, spent_now))
             if nxt is not None:

@@ -51,6 +51,9 @@ def add_parsers(sub, run_options) -> None:
     p.add_argument("--noise", default="independent", metavar="{independent,common}",
                    help="each schedule draws its own task times (the paper's, default) or all share common "
                         "random numbers (ours, a sensitivity run)")
+    p.add_argument("--information", default="lookahead", metavar="{lookahead,stale}",
+                   help="what a search knows: the next stage's arrivals (the paper's look-ahead, default) or only "
+                        "the arrivals before it starts and the true backlog (stale, ours)")
     p.set_defaults(func=run, memory_hint="fewer or smaller clusters (--vms) or a smaller --sample-size")
 
 
@@ -90,6 +93,7 @@ def run(args) -> int:
     from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.core.space import ENUMERATION_LIMIT
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
+    from mopt.vmc.multiperiod_problem import INFORMATION
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
     from mopt.vmc.problem import NOISES
     from mopt.vmc.space import MAX_COUNT, MAX_THETA
@@ -116,6 +120,8 @@ def run(args) -> int:
     n_seeds = check_int("--seeds", args.seeds, low=1, high=MAX_SEEDS)
     if args.noise not in NOISES:
         raise InputError(f"'--noise' must be one of {list(NOISES)}; got {args.noise!r}.")
+    if args.information not in INFORMATION:
+        raise InputError(f"'--information' must be one of {list(INFORMATION)}; got {args.information!r}.")
     first = 1 if args.seed is None else args.seed
     out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
@@ -131,6 +137,7 @@ def run(args) -> int:
                 methods = args.methods or SCENARIO_METHODS[scen]
                 frames.append(compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
                                               sample_size=sample_size, executor=client, noise=args.noise,
+                                              information=args.information,
                                               progress=None if bar is None else (lambda _row: bar.update(1))))
         finally:
             if bar is not None:

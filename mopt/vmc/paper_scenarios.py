@@ -34,7 +34,8 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
                      sample_size: int = SAMPLE_SIZE, n_accurate: int = 1000, n_classes: int = N_CLASSES,
                      overhead_per_rep: float = OVERHEAD_PER_REP,
                      keep_base_period: bool = False, split_threshold: float | None = None,
-                     merge_threshold: float | None = None, noise: str = "independent") -> VMMultiPeriodProblem:
+                     merge_threshold: float | None = None, noise: str = "independent",
+                     information: str = "lookahead") -> VMMultiPeriodProblem:
     """The multi-period problem of one cell, its workload drawn from ``seed``.
 
     ``keep_base_period`` (a reduction for small machines, ours): with a ``sample_size`` K below
@@ -44,6 +45,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     periods, K·N / (K·n + s·N).  ``split_threshold`` / ``merge_threshold``: Algorithms 2 and 3's
     thresholds (None: the pooled quantiles; 0 never splits, 1 never merges).  ``noise``: the
     searches' noise model, each schedule its own draws (the paper's) or ``"common"`` (ours).
+    ``information``: the paper's ``"lookahead"`` or ``"stale"`` (ours; see VMMultiPeriodProblem).
 
     Examples
     --------
@@ -73,7 +75,8 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
         raise InputError(f"the {kind} workload over {horizon:g} s is empty; use more 'periods'.")
     return VMMultiPeriodProblem(w, theta, scenario=scenario, horizon=horizon, base_period=t,
                                 overhead_per_rep=cost, sample_size=sample_size, seed=entropy,
-                                split_threshold=split_threshold, merge_threshold=merge_threshold, noise=noise)
+                                split_threshold=split_threshold, merge_threshold=merge_threshold, noise=noise,
+                                information=information)
 
 
 def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, progress=None, executor=None,

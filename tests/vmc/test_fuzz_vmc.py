@@ -26,6 +26,7 @@ import mopt
 from mopt import InputError
 from mopt.cli import main
 from mopt.scenario import load_scenario
+from mopt.vmc.multiperiod_problem import INFORMATION
 from mopt.vmc.problem import NOISES
 from mopt.vmc.space import MAX_CLASSES, MAX_THETA
 from mopt.vmc.workload import KINDS
@@ -422,7 +423,8 @@ NOT_AN_INT = st.one_of(WORDS, FINITE.filter(lambda x: x != math.floor(x)).map(re
 def bad_vmc_option(draw):
     """``(argv, option)``: one option of ``mopt vmc`` given a bad value (the others valid)."""
     option = draw(st.sampled_from(["--vms", "--workloads", "--scenarios", "--methods", "--seeds",
-                                   "--sample-size", "--seed", "--workers", "--noise", "combination"]),
+                                   "--sample-size", "--seed", "--workers", "--noise", "--information",
+                                   "combination"]),
                   label="option")
     if option == "--vms":
         bad = draw(st.one_of(NOT_AN_INT, st.integers(-(10**30), 6).map(str),
@@ -465,6 +467,8 @@ def bad_vmc_option(draw):
                      label="bad")
     elif option == "--noise":
         value = draw(SAFE_TEXT.filter(lambda s: s not in NOISES), label="bad")
+    elif option == "--information":
+        value = draw(SAFE_TEXT.filter(lambda s: s not in INFORMATION), label="bad")
     else:  # --scheduler with --workers: two clusters
         workers = draw(st.integers(2, 4), label="workers")
         return ["--scheduler", "tcp://127.0.0.1:1", "--workers", str(workers)], "'--scheduler'"
@@ -480,6 +484,7 @@ def bad_vmc_option(draw):
 @example(case=(["--workloads=HFHD,HFHD"], "--workloads"), quiet=True)
 @example(case=(["--methods=ioo,ioo"], "--methods"), quiet=True)
 @example(case=(["--noise=foo"], "--noise"), quiet=True)
+@example(case=(["--information=x"], "--information"), quiet=False)
 @example(case=(["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "'--scheduler'"), quiet=False)
 def test_cli_vmc_bad_option_is_one_line(workdir, capsys, case, quiet):
     argv, option = case
