@@ -1,8 +1,8 @@
 """``mopt vmc``: the multi-period comparison (methods × Scenario 1/2 → throughput table).
 
 Registered through the family's :class:`~mopt.core.family.Family` (``add_parsers``), run by :func:`run`; writes ``vmc_runs.csv`` (one row
-per cell, seed and method) and ``vmc_summary.csv`` (mean throughput and 95 % t-interval per cell and
-method) atomically into ``--out``; a progress bar of the runs (cell × seed × method) goes to stderr
+per cell, seed and method), ``vmc_summary.csv`` (mean throughput and 95 % t-interval per cell and
+method) and ``vmc_throughput.png`` (the same, as bars with error bars) atomically into ``--out``; a progress bar of the runs (cell × seed × method) goes to stderr
 unless ``--quiet``, so stdout holds only the table.
 """
 
@@ -92,6 +92,7 @@ def run(args) -> int:
     from mopt.core.errors import check_int
     from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.core.space import ENUMERATION_LIMIT
+    from mopt.plot import save_figure
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
     from mopt.vmc.multiperiod_problem import INFORMATION
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
@@ -152,9 +153,57 @@ def run(args) -> int:
                .agg(mean="mean", ci95=interval, seeds="count").reset_index())
     atomic_write(out / "vmc_runs.csv", lambda p: runs.to_csv(p, index=False))
     atomic_write(out / "vmc_summary.csv", lambda p: summary.to_csv(p, index=False))
-    table = summary.pivot_table(index=["scenario", "theta", "workload"], columns="method", values="mean",
-                                sort=False)
-    print("mean throughput (tasks per busy second) over seeds; 95% intervals in vmc_summary.csv")
-    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
-    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}")
+    figure = out / "vmc_throughput.png"
+    save_figure(throughput_figure(summary), figure, dpi=120)
+    print(f"mean throughput (tasks per busy second) ± 95% interval over {n_seeds} seed{'s' * (n_seeds > 1)}; "
+          f"noise {args.noise}, information {args.information}; '-': not run in that scenario")
+    print(summary_table(summary).to_string())
+    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}, {figure}")
     return 0
+
+
+def summary_table(summary):
+    """One row per cell, one column per method: "mean ± half-width", or "-" where the method was
+    not run in that cell (Scenario 1 compares MC, BP and OO only: the paper's Table 2)."""
+    cells = ["scenario", "theta", "workload"]
+    methods = list(dict.fromkeys(summary["method"]))
+
+    def text(row):
+        ci = "" if row["ci95"] != row["ci95"] else f" ± {row['ci95']:.4f}"  # NaN: one seed
+        return f"{row['mean']:.4f}{ci}"
+
+    shown = summary.assign(text=summary.apply(text, axis=1))
+    table = shown.pivot(index=cells, columns="method", values="text").reindex(columns=methods)
+    order = list(dict.fromkeys(map(tuple, summary[cells].itertuples(index=False))))
+    return table.reindex(order).fillna("-")
+
+
+def throughput_figure(summary):
+    """Mean throughput per cell and method with 95 % intervals as error bars (a Figure)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from mopt.plot import method_label
+
+    cells = list(dict.fromkeys(map(tuple, summary[["scenario", "theta", "workload"]].itertuples(index=False))))
+    methods = list(dict.fromkeys(summary["method"]))
+    fig = Figure(figsize=(max(5.0, 1.2 * len(cells) * max(1, len(methods)) / 3 + 2), 3.6))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(methods))
+    for k, m in enumerate(methods):
+        rows = summary[summary["method"] == m]
+        where = {tuple(r[:3]): (r[3], r[4]) for r in rows[["scenario", "theta", "workload", "mean", "ci95"]]
+                 .itertuples(index=False)}
+        xs = [i + (k - (len(methods) - 1) / 2) * width for i, c in enumerate(cells) if c in where]
+        ys = [where[c][0] for c in cells if c in where]
+        es = [np.nan_to_num(where[c][1]) for c in cells if c in where]
+        ax.bar(xs, ys, width, yerr=es, capsize=2, label=method_label(m))
+    ax.set_xticks(range(len(cells)), [f"S{s} {t} VMs\n{w}" for s, t, w in cells], fontsize=8)
+    ax.set_ylabel("throughput [tasks per busy second]")
+    ax.set_title("mean over seeds, 95 % intervals", fontsize=9)
+    ax.legend(fontsize=8, ncols=min(len(methods), 5), loc="upper center", bbox_to_anchor=(0.5, -0.2),
+              frameon=False)
+    fig.tight_layout()
+    return fig

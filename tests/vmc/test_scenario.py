@@ -267,3 +267,14 @@ def test_bad_noise_key_names_file_section_and_key(tmp_path):
     path = write(tmp_path, {**BASE, "clusters": {**BASE["clusters"], "noise": '"crn"'}})
     with pytest.raises(InputError, match=r"\[clusters\].*'noise' must be one of \['independent', 'common'\]; got 'crn'"):
         load_scenario(path)
+
+
+def test_mopt_vmc_both_scenarios_prints_intervals_and_no_nan_and_writes_a_figure(workdir, capsys):
+    # Scenario 1 does not run eOO by default (the paper's Table 2): its cell shows "-", not NaN
+    out = workdir / "vmc12"
+    assert main(["vmc", "--vms", "8", "--workloads", "HFHD", "--scenarios", "1,2", "--seeds", "2", "--sample-size", "10", "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "nan" not in text.lower() and " ± " in text
+    row1 = next(line for line in text.splitlines() if line.lstrip().startswith("1 "))
+    assert row1.split()[-1] == "-"
+    assert (out / "vmc_throughput.png").read_bytes()[:4] == b"\x89PNG"
