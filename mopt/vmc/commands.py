@@ -51,6 +51,9 @@ def add_parsers(sub, run_options) -> None:
     p.add_argument("--noise", default="independent", metavar="{independent,common}",
                    help="each schedule draws its own task times (the paper's, default) or all share common "
                         "random numbers (ours, a sensitivity run)")
+    p.add_argument("--cv", type=float, default=0.25, metavar="X",
+                   help="σ/μ of the task times in the default profiling table (default 0.25, the paper's row's; "
+                        "a sensitivity run: 0.5)")
     p.add_argument("--information", default="lookahead", metavar="{lookahead,stale}",
                    help="what a search knows: the next stage's arrivals (the paper's look-ahead, default) or only "
                         "the arrivals before it starts and the true backlog (stale, ours)")
@@ -89,7 +92,7 @@ def run(args) -> int:
     from scipy import stats
     from tqdm import tqdm
 
-    from mopt.core.errors import check_int
+    from mopt.core.errors import check_int, check_number
     from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.core.space import ENUMERATION_LIMIT
     from mopt.plot import save_figure
@@ -121,6 +124,7 @@ def run(args) -> int:
     n_seeds = check_int("--seeds", args.seeds, low=1, high=MAX_SEEDS)
     if args.noise not in NOISES:
         raise InputError(f"'--noise' must be one of {list(NOISES)}; got {args.noise!r}.")
+    cv = check_number("--cv", args.cv, low=0)
     if args.information not in INFORMATION:
         raise InputError(f"'--information' must be one of {list(INFORMATION)}; got {args.information!r}.")
     first = 1 if args.seed is None else args.seed
@@ -138,7 +142,7 @@ def run(args) -> int:
                 methods = args.methods or SCENARIO_METHODS[scen]
                 frames.append(compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
                                               sample_size=sample_size, executor=client, noise=args.noise,
-                                              information=args.information,
+                                              information=args.information, cv=cv,
                                               progress=None if bar is None else (lambda _row: bar.update(1))))
         finally:
             if bar is not None:
@@ -156,7 +160,8 @@ def run(args) -> int:
     figure = out / "vmc_throughput.png"
     save_figure(throughput_figure(summary), figure, dpi=120)
     print(f"mean throughput (tasks per busy second) ± 95% interval over {n_seeds} seed{'s' * (n_seeds > 1)}; "
-          f"noise {args.noise}, information {args.information}; '-': not run in that scenario")
+          f"σ/μ {cv:g}, noise {args.noise}, information {args.information}; '-': not run in that "
+          "scenario")
     print(summary_table(summary).to_string())
     print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}, {figure}")
     return 0

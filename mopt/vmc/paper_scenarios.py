@@ -18,6 +18,7 @@ from mopt.vmc.multiperiod_problem import (
     VMMultiPeriodProblem,
     ioo_overhead,
 )
+from mopt.vmc.profile import default_table
 from mopt.vmc.space import check_space, count_partitions
 from mopt.vmc.workload import KINDS, generate
 
@@ -35,7 +36,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
                      overhead_per_rep: float = OVERHEAD_PER_REP,
                      keep_base_period: bool = False, split_threshold: float | None = None,
                      merge_threshold: float | None = None, noise: str = "independent",
-                     information: str = "lookahead") -> VMMultiPeriodProblem:
+                     information: str = "lookahead", cv: float = 0.25) -> VMMultiPeriodProblem:
     """The multi-period problem of one cell, its workload drawn from ``seed``.
 
     ``keep_base_period`` (a reduction for small machines, ours): with a ``sample_size`` K below
@@ -46,6 +47,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     thresholds (None: the pooled quantiles; 0 never splits, 1 never merges).  ``noise``: the
     searches' noise model, each schedule its own draws (the paper's) or ``"common"`` (ours).
     ``information``: the paper's ``"lookahead"`` or ``"stale"`` (ours; see VMMultiPeriodProblem).
+    ``cv``: σ/μ of the default profiling table's rows of ours (:func:`mopt.vmc.profile.default_table`).
 
     Examples
     --------
@@ -54,6 +56,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     (93.0, 6)
     """
     theta, n_classes = check_space(theta, n_classes)
+    table = default_table(n_classes, cv)
     if kind not in KINDS:
         raise InputError(f"'workload' must be one of {list(KINDS)}; got {kind!r}.")
     if scenario not in (1, 2):
@@ -76,7 +79,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     return VMMultiPeriodProblem(w, theta, scenario=scenario, horizon=horizon, base_period=t,
                                 overhead_per_rep=cost, sample_size=sample_size, seed=entropy,
                                 split_threshold=split_threshold, merge_threshold=merge_threshold, noise=noise,
-                                information=information)
+                                information=information, table=table)
 
 
 def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, progress=None, executor=None,

@@ -9,6 +9,7 @@
     elastic = false               # optional: Σθ_c ≤ vms, the VM count a second objective (ours)
     profile = "profile.csv"       # optional profiling table (mopt.vmc.profile columns), relative
                                   # to this file; default: the paper's row and ours
+    cv = 0.25                     # optional, σ/μ of the default table's task times (not with profile)
     noise = "independent"         # optional: each schedule draws its own task times (the paper's,
                                   # default) or "common" random numbers shared by all (ours)
 
@@ -43,7 +44,7 @@ from mopt.core.family import Key, Section
 from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
 from mopt.vmc.period import MAX_BATCH, check_workload, intervals
 from mopt.vmc.problem import VMPartitionProblem, check_noise
-from mopt.vmc.profile import class_tables, read_table
+from mopt.vmc.profile import class_tables, default_table, read_table
 from mopt.vmc.space import MAX_CLASSES, MAX_COUNT, MAX_THETA
 from mopt.vmc.workload import KINDS, generate
 
@@ -64,6 +65,9 @@ KEYS = {
             "profile": Key("profiling table, relative to the scenario file (columns of "
                            "`mopt.vmc.profile`; it must cover every class and cluster size)",
                            type="path", default="the paper's row and ours (`mopt.vmc.default_table()`)"),
+            "cv": Key("σ/μ of the task times in the default profiling table (a sensitivity run; the "
+                      "paper's row has 0.25); not with `profile`", type="number >= 0", default="0.25",
+                      when="no profile"),
             "noise": Key("each schedule draws its own task times (`independent`, the paper's Algorithm 1) "
                          "or every schedule shares one draw per replication, sub-interval and class "
                          "(`common` random numbers, ours: a variance reduction the paper does not use)",
@@ -161,6 +165,11 @@ def parse(path: Path, doc: dict) -> VMCScenario:
             raise InputError(f"'vms' = {theta} over classes = {C}{' (elastic)' if elastic else ''} gives more "
                              "than 2**62 schedules; use fewer VMs or classes.")
         table = None
+        if "cv" in cl:
+            if "profile" in cl:
+                raise InputError("give 'cv' or 'profile', not both ('cv' scales the default table).")
+            _no_bools("cv", cl["cv"])
+            table = default_table(C, check_number("cv", cl["cv"], low=0))
         if "profile" in cl:
             if not isinstance(cl["profile"], str):
                 raise InputError(f"'profile' must be a file name; got {cl['profile']!r}.")

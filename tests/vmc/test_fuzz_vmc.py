@@ -218,7 +218,7 @@ def bad_case(draw, base: str | None = None):
 
 
 ALLOWED = {
-    "clusters": {"vms", "classes", "elastic", "profile", "noise"},
+    "clusters": {"vms", "classes", "elastic", "profile", "noise", "cv"},
     "period": {"length", "times", "batches", "backlog", "workload", "workload_seed"},
     "run": {"method", "n_reps", "seed", "budget", "options"},
 }
@@ -423,7 +423,7 @@ NOT_AN_INT = st.one_of(WORDS, FINITE.filter(lambda x: x != math.floor(x)).map(re
 def bad_vmc_option(draw):
     """``(argv, option)``: one option of ``mopt vmc`` given a bad value (the others valid)."""
     option = draw(st.sampled_from(["--vms", "--workloads", "--scenarios", "--methods", "--seeds",
-                                   "--sample-size", "--seed", "--workers", "--noise", "--information",
+                                   "--sample-size", "--seed", "--workers", "--noise", "--information", "--cv",
                                    "combination"]),
                   label="option")
     if option == "--vms":
@@ -467,6 +467,9 @@ def bad_vmc_option(draw):
                      label="bad")
     elif option == "--noise":
         value = draw(SAFE_TEXT.filter(lambda s: s not in NOISES), label="bad")
+    elif option == "--cv":
+        value = draw(st.one_of(st.floats(-1e9, -1e-9).map(repr), st.sampled_from(["-0.5", "nan", "inf", "x", ""])),
+                     label="bad")
     elif option == "--information":
         value = draw(SAFE_TEXT.filter(lambda s: s not in INFORMATION), label="bad")
     else:  # --scheduler with --workers: two clusters
@@ -485,6 +488,7 @@ def bad_vmc_option(draw):
 @example(case=(["--methods=ioo,ioo"], "--methods"), quiet=True)
 @example(case=(["--noise=foo"], "--noise"), quiet=True)
 @example(case=(["--information=x"], "--information"), quiet=False)
+@example(case=(["--cv=-0.5"], "--cv"), quiet=True)
 @example(case=(["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "'--scheduler'"), quiet=False)
 def test_cli_vmc_bad_option_is_one_line(workdir, capsys, case, quiet):
     argv, option = case

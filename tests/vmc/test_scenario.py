@@ -8,6 +8,7 @@ import itertools
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -278,3 +279,13 @@ def test_mopt_vmc_both_scenarios_prints_intervals_and_no_nan_and_writes_a_figure
     row1 = next(line for line in text.splitlines() if line.lstrip().startswith("1 "))
     assert row1.split()[-1] == "-"
     assert (out / "vmc_throughput.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cv_key_scales_the_default_table_and_is_refused_below_zero(tmp_path):
+    sections = {**BASE, "clusters": {**BASE["clusters"], "cv": "0.5"}}
+    prob = load_scenario(write(tmp_path, sections)).problem()
+    assert np.allclose(prob._sd[:, 1:], 0.5 * prob._mean[:, 1:])
+    for bad, match in (("-0.1", r"\[clusters\].*'cv' must be in \[0, inf\); got -0.1"), ("true", "'cv'")):
+        path = write(tmp_path, {**BASE, "clusters": {**BASE["clusters"], "cv": bad}})
+        with pytest.raises(InputError, match=match):
+            load_scenario(path)
