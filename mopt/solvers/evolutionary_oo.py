@@ -189,8 +189,11 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw, seen=None)
         return prob.design(_best(res)), res.n_evals
     n0, k = _ocba_plan(o["n0"], n_rough, rough, spend)
     delta = max(10, (spend - k * n0) // 8)  # about 8 allocation rounds (ours; each costs a call per group)
-    if hasattr(prob, "tabulate") and prob.n_designs * n_acc <= 10**7:
-        prob.tabulate(n_acc)  # OCBA asks in many small groups: simulate once, look up after
+    if hasattr(prob, "tabulate") and getattr(prob, "noise", "common") == "common" and prob.n_designs * n_acc <= 10**7:
+        # OCBA asks in many small groups: under common random numbers the whole table costs about
+        # as much as one group (the space walk shares the classes' maxima); with independent draws
+        # every replication costs its own, so only what OCBA asks for is simulated
+        prob.tabulate(n_acc)
     sample = None if k == prob.n_designs else k
     res = solve(prob, "ocba", budget=spend, seed=stage_seed, n0=n0, delta=delta, sample=sample, **solve_kw)
     return prob.design(_best(res, n0)), res.n_evals
