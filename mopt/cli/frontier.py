@@ -76,8 +76,9 @@ def run(args) -> int:
             if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
                 raise InputError(f"{scenario.path}: [run] {exc}") from None
             raise
-    say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, {scenario.n_reps} "
-        f"replications each, seed {seed}" + (f", budget {budget}" if budget is not None else "") + ".")
+    say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, "
+        f"{replication_plan(method, options, scenario.n_reps)}, seed {seed}"
+        + (f", budget {budget}" if budget is not None else "") + ".")
     for line in scenario.intro(problem):
         say(line)
     try:
@@ -135,3 +136,29 @@ def _write_report(result, path, **kwargs) -> None:
     from mopt.report import render_report
 
     Path(path).write_text(render_report(result, **kwargs), encoding="utf-8")
+
+
+def replication_plan(method: str, options: dict, n_reps: int) -> str:
+    """The replications ``method`` spends per design with ``options``, in words (the scenario's
+    ``n_reps`` where the method takes it as its default), for the header of a run.
+
+    Examples
+    --------
+    >>> replication_plan("exhaustive", {}, 20)
+    '20 replications each'
+    >>> replication_plan("oo", {"n_rough": 3}, 20)
+    '3 replications each, 20 for the selected'
+    >>> replication_plan("ocba", {"n0": 5}, 20)
+    '5 replications each, more where OCBA allocates them'
+    """
+    from mopt.solvers import METHODS
+
+    o = {**METHODS[method].defaults, **options}
+    if "n_rough" in o:
+        return f"{o['n_rough']} replications each, {o['n_accurate'] or n_reps} for the selected"
+    if "n0" in o:
+        first = "n0 set by the budget" if o["n0"] is None else f"{o['n0']} replications each"
+        return f"{first}, more where {method.upper().replace('EOO_', 'eOO + ')} allocates them"
+    if "n_reps0" in o:
+        return f"{o['n_reps0']} to {o['n_reps_max'] or n_reps} replications each"
+    return f"{o.get('n_reps') or n_reps} replications each"

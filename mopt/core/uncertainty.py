@@ -102,6 +102,8 @@ def screen(means: np.ndarray, ses: np.ndarray, z: float = SCREEN_Z) -> np.ndarra
 def nondominated(mu: np.ndarray) -> np.ndarray:
     """``mu`` (B, C, m) resampled means -> (B, C) bool: non-dominated within each resample."""
     B, C, m = mu.shape
+    if m == 1:  # one objective: the designs at the resample's minimum (equal points do not dominate)
+        return mu[:, :, 0] == mu[:, :, 0].min(axis=1, keepdims=True)
     if m == 2:
         return _nondominated_2d(mu)
     out = np.ones((B, C), dtype=bool)

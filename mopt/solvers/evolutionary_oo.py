@@ -15,7 +15,14 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
   pass pays for (:func:`_stage_plan`);
 - ``eoo_ocba``: OCBA (``n0`` = 10, about 8 rounds, ours) over the designs eOO's rough pass would
   order, with exactly what eOO spends on the stage (the paper: OCBA replaces "its equal schedule
-  simulation allocation"); its n0 replications play the rough pass.
+  simulation allocation"); its n0 replications play the rough pass, so n0 shrinks (to at least 2)
+  with eOO's n on a stage whose budget cannot pay 10 per candidate, and OCBA runs on every stage
+  (spec §5; it never falls back to eOO's equal allocation, :func:`_ocba_plan`).  Its pick is the
+  lowest mean among the designs it allocated beyond n0.
+
+With the problem's ``information = "stale"`` (ours, spec §6) a search sees only what is known when
+it starts: the arrivals before it and the true backlog (see
+:class:`~mopt.vmc.multiperiod_problem.VMMultiPeriodProblem`); the default is the paper's look-ahead.
 
 Each stage's search is a :func:`mopt.solve` call on the stage's StochasticProblem, and costs
 (replications spent) × O of simulated time: not charged in Scenario 1, and the length of the
@@ -144,24 +151,29 @@ def _stage_plan(prob, o, budget):
     return n_rough, n_acc, s, u
 
 
-def _best(result) -> int:
+def _best(result, n0: int | None = None) -> int:
     """Design index that a stage's search picks: the lowest mean of the first objective among the
-    designs with the most replications (OO's selected set; every design for MC and BP), or among
-    all (OCBA)."""
+    designs with the most replications (OO's selected set; every design for MC and BP), or for
+    OCBA among the designs it allocated beyond ``n0`` (spec §5: a design left at n0 has a rough
+    mean only, as eOO's unselected designs do), or all if it allocated to none."""
     ev = result.evaluations
     obj = result.objectives[0]
     if result.method != "ocba":
         ev = ev[ev["n_reps"] == ev["n_reps"].max()]
+    elif n0 is not None and (ev["n_reps"] > n0).any():
+        ev = ev[ev["n_reps"] > n0]
     return int(ev["design"].to_numpy()[np.argmin(ev[obj].to_numpy())])
 
 
-def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
-    """Choose the design of stage [start, end): (design vector, replications spent)."""
+def _search(mp, method, o, start, end, state, budget, seed, solve_kw, seen=None):
+    """Choose the design of stage [start, end): (design vector, replications spent).  ``seen``: with
+    stale information, the time up to which arrivals are known (the search's own start)."""
     from mopt.solvers import solve
 
     grid = mp.base_grid()
     key = int(np.searchsorted(grid, start, side="right") - 1)
-    prob = mp.stage_problem(start, end, state, key)
+    prob = mp.stage_problem(start, end, state, key) if seen is None else mp.stage_problem(start, end, state, key,
+                                                                                          seen=seen)
     rng = np.random.default_rng([seed, key, int(round(start * 1000)) % 2**32])
     stage_seed = int(rng.integers(0, 2**63 - 1))
     if method not in ("eoo", "eoo_ocba"):
@@ -171,18 +183,49 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw):
     n_rough, n_acc, s, rough = _stage_plan(prob, o, budget)
     sample = None if rough == prob.n_designs else rough
     spend = rough * n_rough + s * (n_acc - n_rough)  # eOO's spending on this stage
-    n0 = o["n0"]
-    if method == "eoo" or rough < 2 or spend < rough * n0 + 10:
+    if method == "eoo" or prob.n_designs == 1:  # (one schedule: nothing to allocate)
         oo = {"n_rough": n_rough, "n_accurate": n_acc, "s": s, "sample": sample}
         res = solve(prob, "oo", seed=stage_seed, **oo, **solve_kw)
         return prob.design(_best(res)), res.n_evals
-    # eOO + OCBA: OCBA (n0) over the designs eOO's rough pass orders, with exactly eOO's spending;
-    # its first n0 replications are the rough pass (n0 = n = 10 by default)
-    delta = max(10, (spend - rough * n0) // 8)  # about 8 allocation rounds (ours; each costs a call per group)
-    if hasattr(prob, "tabulate") and prob.n_designs * n_acc <= 10**7:
-        prob.tabulate(n_acc)  # OCBA asks in many small groups: simulate once, look up after
+    n0, k = _ocba_plan(o["n0"], n_rough, rough, spend)
+    delta = max(10, (spend - k * n0) // 8)  # about 8 allocation rounds (ours; each costs a call per group)
+    if hasattr(prob, "tabulate") and getattr(prob, "noise", "common") == "common" and prob.n_designs * n_acc <= 10**7:
+        # OCBA asks in many small groups: under common random numbers the whole table costs about
+        # as much as one group (the space walk shares the classes' maxima); with independent draws
+        # every replication costs its own, so only what OCBA asks for is simulated
+        prob.tabulate(n_acc)
+    sample = None if k == prob.n_designs else k
     res = solve(prob, "ocba", budget=spend, seed=stage_seed, n0=n0, delta=delta, sample=sample, **solve_kw)
-    return prob.design(_best(res)), res.n_evals
+    return prob.design(_best(res, n0)), res.n_evals
+
+
+def _ocba_plan(n0_option: int, n_rough: int, rough: int, spend: int) -> tuple[int, int]:
+    """(n0, candidates) of eOO + OCBA on a stage where eOO spends ``spend``: spec §5.
+
+    OCBA runs on every stage with exactly eOO's spending; its n0 replications play eOO's rough pass
+    over the same ``rough`` candidates, so n0 = min(n0 option, eOO's n), never below 2 (OCBA needs
+    a variance).  When even 2 of every candidate would leave nothing to allocate (eOO's rough pass
+    gave 1), the candidates shrink to a uniform sample of ``spend // (2·n0)`` so that about half of
+    the budget is allocated by OCBA.  It never falls back to eOO's equal allocation: a half-budget
+    stage is exactly where OCBA can gain.
+
+    Examples
+    --------
+    >>> _ocba_plan(10, 10, 5005, 80050)  # a full stage: the option's n0 over every candidate
+    (10, 5005)
+    >>> _ocba_plan(10, 5, 27132, 150585)  # a half-budget stage: n0 shrinks to eOO's n = 5
+    (5, 27132)
+    >>> _ocba_plan(10, 1, 27132, 30000)  # eOO's rough pass gave 1: n0 = 2 over a sample
+    (2, 7500)
+    """
+    n0 = max(2, min(n0_option, n_rough))
+    k = rough
+    if k * n0 >= spend or (n_rough < 2 and k * n0 > spend // 2):
+        k = max(2, min(rough, spend // (2 * n0)))
+    if k * n0 >= spend:
+        raise InputError(f"a stage budget of {spend} replications cannot run OCBA (n0 = 2 over 2 schedules "
+                         "and one more); give the stage more time (a larger base period or O smaller).")
+    return n0, k
 
 
 def _row(k, start, end, mp, design, stage: Stage, overhead, n_evals):
@@ -235,6 +278,7 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
     o = _options(options)
     entropy = resolve_seed(seed)
     kw = {"executor": executor, "progress": progress}
+    stale = getattr(mp, "information", "lookahead") == "stale"
     cost = mp.overhead_per_rep
     rows = []
     state = mp.initial_state()
@@ -243,7 +287,8 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
         prev = None
         for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
             width = (b - a) if prev is None else prev
-            design, spent = _search(mp, method, o, a, b, state, _budget(width, cost), entropy, kw)
+            design, spent = _search(mp, method, o, a, b, state, _budget(width, cost), entropy, kw,
+                                    seen=a if stale else None)
             state, st = mp.run(state, design, a, b)
             rows.append(_row(k, a, b, mp, design, st, spent * cost, spent))
             prev = b - a
@@ -254,8 +299,13 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
         for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
             nxt = None
             if k + 2 < len(grid):  # search the next stage while this one runs
-                projected = mp.project(state, design, a, b)
-                nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, _budget(b - a, cost), entropy, kw)
+                if stale:  # known at a: the arrivals before a and the true backlog
+                    nxt, spent = _search(mp, method, o, b, grid[k + 2], state, _budget(b - a, cost), entropy, kw,
+                                         seen=a)
+                else:  # the paper's look-ahead: the next stage's arrivals, the backlog projected
+                    projected = mp.project(state, design, a, b)
+                    nxt, spent = _search(mp, method, o, b, grid[k + 2], projected, _budget(b - a, cost), entropy,
+                                         kw)
             state, st = mp.run(state, design, a, b)
             rows.append(_row(k, a, b, mp, design, st, spent_now * cost, spent_now))
             if nxt is not None:

@@ -1,8 +1,8 @@
 """``mopt vmc``: the multi-period comparison (methods × Scenario 1/2 → throughput table).
 
 Registered through the family's :class:`~mopt.core.family.Family` (``add_parsers``), run by :func:`run`; writes ``vmc_runs.csv`` (one row
-per cell, seed and method) and ``vmc_summary.csv`` (mean throughput and 95 % t-interval per cell and
-method) atomically into ``--out``; a progress bar of the runs (cell × seed × method) goes to stderr
+per cell, seed and method), ``vmc_summary.csv`` (mean throughput and 95 % t-interval per cell and
+method) and ``vmc_throughput.png`` (the same, as bars with error bars) atomically into ``--out``; a progress bar of the runs (cell × seed × method) goes to stderr
 unless ``--quiet``, so stdout holds only the table.
 """
 
@@ -48,6 +48,15 @@ def add_parsers(sub, run_options) -> None:
     p.add_argument("--seeds", type=int, default=3, metavar="K", help="seeds per cell (default 3)")
     p.add_argument("--sample-size", type=int, default=200, metavar="K",
                    help="schedules searched per period in larger spaces (default 200; the paper's scale: 27132)")
+    p.add_argument("--noise", default="independent", metavar="{independent,common}",
+                   help="each schedule draws its own task times (the paper's, default) or all share common "
+                        "random numbers (ours, a sensitivity run)")
+    p.add_argument("--cv", type=float, default=0.25, metavar="X",
+                   help="σ/μ of the task times in the default profiling table (default 0.25, the paper's row's; "
+                        "a sensitivity run: 0.5)")
+    p.add_argument("--information", default="lookahead", metavar="{lookahead,stale}",
+                   help="what a search knows: the next stage's arrivals (the paper's look-ahead, default) or only "
+                        "the arrivals before it starts and the true backlog (stale, ours)")
     p.set_defaults(func=run, memory_hint="fewer or smaller clusters (--vms) or a smaller --sample-size")
 
 
@@ -83,11 +92,14 @@ def run(args) -> int:
     from scipy import stats
     from tqdm import tqdm
 
-    from mopt.core.errors import check_int
+    from mopt.core.errors import check_int, check_number
     from mopt.core.outputs import atomic_write, check_out, executor
     from mopt.core.space import ENUMERATION_LIMIT
+    from mopt.plot import save_figure
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
+    from mopt.vmc.multiperiod_problem import INFORMATION
     from mopt.vmc.paper_scenarios import N_CLASSES, SCENARIO_METHODS, compare_methods
+    from mopt.vmc.problem import NOISES
     from mopt.vmc.space import MAX_COUNT, MAX_THETA
     from mopt.vmc.workload import KINDS
 
@@ -110,6 +122,11 @@ def run(args) -> int:
         if m not in MULTI_PERIOD_METHODS:
             raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
     n_seeds = check_int("--seeds", args.seeds, low=1, high=MAX_SEEDS)
+    if args.noise not in NOISES:
+        raise InputError(f"'--noise' must be one of {list(NOISES)}; got {args.noise!r}.")
+    cv = check_number("--cv", args.cv, low=0)
+    if args.information not in INFORMATION:
+        raise InputError(f"'--information' must be one of {list(INFORMATION)}; got {args.information!r}.")
     first = 1 if args.seed is None else args.seed
     out = check_out(args.out)  # before anything is simulated
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
@@ -124,7 +141,8 @@ def run(args) -> int:
                     bar.set_description(f"{theta} VMs {kind} scenario {scen}")
                 methods = args.methods or SCENARIO_METHODS[scen]
                 frames.append(compare_methods(theta, kind, scen, methods, range(first, first + n_seeds),
-                                              sample_size=sample_size, executor=client,
+                                              sample_size=sample_size, executor=client, noise=args.noise,
+                                              information=args.information, cv=cv,
                                               progress=None if bar is None else (lambda _row: bar.update(1))))
         finally:
             if bar is not None:
@@ -139,9 +157,58 @@ def run(args) -> int:
                .agg(mean="mean", ci95=interval, seeds="count").reset_index())
     atomic_write(out / "vmc_runs.csv", lambda p: runs.to_csv(p, index=False))
     atomic_write(out / "vmc_summary.csv", lambda p: summary.to_csv(p, index=False))
-    table = summary.pivot_table(index=["scenario", "theta", "workload"], columns="method", values="mean",
-                                sort=False)
-    print("mean throughput (tasks per busy second) over seeds; 95% intervals in vmc_summary.csv")
-    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
-    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}")
+    figure = out / "vmc_throughput.png"
+    save_figure(throughput_figure(summary), figure, dpi=120)
+    print(f"mean throughput (tasks per busy second) ± 95% interval over {n_seeds} seed{'s' * (n_seeds > 1)}; "
+          f"σ/μ {cv:g}, noise {args.noise}, information {args.information}; '-': not run in that "
+          "scenario")
+    print(summary_table(summary).to_string())
+    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}, {figure}")
     return 0
+
+
+def summary_table(summary):
+    """One row per cell, one column per method: "mean ± half-width", or "-" where the method was
+    not run in that cell (Scenario 1 compares MC, BP and OO only: the paper's Table 2)."""
+    cells = ["scenario", "theta", "workload"]
+    methods = list(dict.fromkeys(summary["method"]))
+
+    def text(row):
+        ci = "" if row["ci95"] != row["ci95"] else f" ± {row['ci95']:.4f}"  # NaN: one seed
+        return f"{row['mean']:.4f}{ci}"
+
+    shown = summary.assign(text=summary.apply(text, axis=1))
+    table = shown.pivot(index=cells, columns="method", values="text").reindex(columns=methods)
+    order = list(dict.fromkeys(map(tuple, summary[cells].itertuples(index=False))))
+    return table.reindex(order).fillna("-")
+
+
+def throughput_figure(summary):
+    """Mean throughput per cell and method with 95 % intervals as error bars (a Figure)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from mopt.plot import method_label
+
+    cells = list(dict.fromkeys(map(tuple, summary[["scenario", "theta", "workload"]].itertuples(index=False))))
+    methods = list(dict.fromkeys(summary["method"]))
+    fig = Figure(figsize=(max(5.0, 1.2 * len(cells) * max(1, len(methods)) / 3 + 2), 3.6))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(methods))
+    for k, m in enumerate(methods):
+        rows = summary[summary["method"] == m]
+        where = {tuple(r[:3]): (r[3], r[4]) for r in rows[["scenario", "theta", "workload", "mean", "ci95"]]
+                 .itertuples(index=False)}
+        xs = [i + (k - (len(methods) - 1) / 2) * width for i, c in enumerate(cells) if c in where]
+        ys = [where[c][0] for c in cells if c in where]
+        es = [np.nan_to_num(where[c][1]) for c in cells if c in where]
+        ax.bar(xs, ys, width, yerr=es, capsize=2, label=method_label(m))
+    ax.set_xticks(range(len(cells)), [f"S{s} {t} VMs\n{w}" for s, t, w in cells], fontsize=8)
+    ax.set_ylabel("throughput [tasks per busy second]")
+    ax.set_title("mean over seeds, 95 % intervals", fontsize=9)
+    ax.legend(fontsize=8, ncols=min(len(methods), 5), loc="upper center", bbox_to_anchor=(0.5, -0.2),
+              frameon=False)
+    fig.tight_layout()
+    return fig

@@ -1,5 +1,10 @@
 """The compiled period engine: schedules × replications × sub-intervals (Numba).
 
+Two noise models (spec §3): :func:`clear_times_independent` draws every schedule's own task times
+(the paper's Algorithm 1, the default); :func:`clear_times` and :func:`clear_times_all` share one
+draw per (replication, sub-interval, class) among all schedules (common random numbers, ours), which
+lets them simulate each (class, cluster size) once and combine.
+
 The same rules as :func:`mopt.vmc.period.run_intervals` (the corrected Algorithm 1); an independent
 plain-Python model lives in ``tests/reference/vmc_reference.py`` and a test compares the two.
 """
@@ -13,8 +18,9 @@ import numpy as np
 from numba import njit, prange
 
 from mopt.core.execute import kernel_threads
+from mopt.vmc.noise import ZIGGURAT, fill_normals, rep_key, stream_key
 
-__all__ = ["clear_times", "clear_times_all", "class_busy"]
+__all__ = ["clear_times", "clear_times_all", "clear_times_independent", "class_busy"]
 
 _LOCK = threading.Lock()  # numba's workqueue layer aborts if two threads launch parallel kernels at once
 
@@ -213,3 +219,82 @@ def clear_times_all(theta: int, mean, sd, Z, eps_frac, L, A, b0) -> np.ndarray:
     counts = [count_partitions(theta - v, C - 1) for v in range(1, top + 1)]
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return _parallel(_space, cet, tail, int(theta), starts)
+
+
+#: replications simulated together per schedule by the independent-draw kernel (SIMD lanes)
+_LANES = 32
+
+
+@njit(inline="always")
+def _one_independent(s, S, ranks, mu, sig, base, reps, eps_frac, L, A, b0, kn, wn, fn, out):  # pragma: no cover
+    """out[s, k]: schedule ``S[s]``'s objective in replication ``reps[k]``, with its own draws.
+
+    Replications go in blocks of :data:`_LANES`, the inner loop over a block's replications (so it
+    runs in SIMD lanes): the rules of :func:`class_busy` written without branches, CET = min(δ·q, L)
+    and backlog = max(δ − L/q, 0) (the same values up to one rounding where δ·q is within an ulp of L).
+    """
+    C, J, R = S.shape[1], L.shape[0], reps.shape[0]
+    K = C * J
+    z = np.empty((_LANES, K))
+    hz_buf = np.empty(K, dtype=np.int64)
+    eet = np.empty((J, _LANES))
+    b = np.empty(_LANES)
+    tail = np.empty(_LANES)
+    for k0 in range(0, R, _LANES):
+        nb = min(_LANES, R - k0)
+        for i in range(nb):
+            fill_normals(rep_key(base, ranks[s], reps[k0 + i]), z[i], hz_buf, kn, wn, fn)  # z[i, c·J + j]
+        eet[:, :] = 0.0
+        tail[:] = 0.0
+        for c in range(C):
+            m, sd, inv_v = mu[c, S[s, c]], sig[c, S[s, c]], 1.0 / S[s, c]
+            floor = eps_frac * m
+            b[:] = b0[c]
+            for j in range(J):
+                Lj, Aj, kk = L[j], A[j, c], c * J + j
+                for i in range(nb):
+                    q = max(m + sd * z[i, kk], floor) * inv_v  # seconds per task of the whole cluster
+                    d = b[i] + Aj
+                    eet[j, i] = max(eet[j, i], min(d * q, Lj))
+                    b[i] = max(d - Lj / q, 0.0)
+            kk = c * J + J - 1
+            for i in range(nb):
+                tail[i] = max(tail[i], b[i] * (max(m + sd * z[i, kk], floor) * inv_v))
+        for i in range(nb):
+            total = tail[i]
+            for j in range(J):
+                total += eet[j, i]
+            out[s, k0 + i] = total
+
+
+@njit(cache=True, parallel=True)
+def _independent(S, ranks, mu, sig, base, reps, eps_frac, L, A, b0, kn, wn, fn):  # pragma: no cover
+    out = np.empty((S.shape[0], reps.shape[0]))
+    for s in prange(S.shape[0]):
+        _one_independent(s, S, ranks, mu, sig, base, reps, eps_frac, L, A, b0, kn, wn, fn, out)
+    return out
+
+
+@njit(cache=True)
+def _independent_serial(S, ranks, mu, sig, base, reps, eps_frac, L, A, b0, kn, wn, fn):  # pragma: no cover
+    out = np.empty((S.shape[0], reps.shape[0]))
+    for s in range(S.shape[0]):
+        _one_independent(s, S, ranks, mu, sig, base, reps, eps_frac, L, A, b0, kn, wn, fn, out)
+    return out
+
+
+def clear_times_independent(S, ranks, mean, sd, entropy: int, reps, eps_frac, L, A, b0) -> np.ndarray:
+    """:func:`clear_times` with independent draws: schedule ``S[s]`` (rank ``ranks[s]``) in
+    replication r uses :func:`mopt.vmc.noise.independent_normals` ``(entropy, ranks[s], r)``, its own
+    z per (sub-interval, class) — the paper's Algorithm 1, which simulates p "N times" for each
+    schedule.  Shape (n, len(reps)); each schedule walks its classes itself (no sharing is possible).
+    """
+    S = np.ascontiguousarray(S, dtype=np.int64)
+    reps = np.ascontiguousarray(reps, dtype=np.int64).reshape(-1)
+    args = (S, np.ascontiguousarray(ranks, dtype=np.int64).reshape(-1), np.ascontiguousarray(mean, dtype=float),
+            np.ascontiguousarray(sd, dtype=float), stream_key(entropy), reps, float(eps_frac),
+            np.ascontiguousarray(L, dtype=float), np.ascontiguousarray(A, dtype=float),
+            np.ascontiguousarray(b0, dtype=float), *ZIGGURAT)
+    if len(S) * len(reps) < SERIAL_BELOW // 4:
+        return _independent_serial(*args)
+    return _parallel(_independent, *args)

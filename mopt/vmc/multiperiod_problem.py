@@ -22,13 +22,25 @@ from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.multiperiod import MultiPeriodProblem, Stage
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.vmc.period import check_workload, intervals, run_intervals
-from mopt.vmc.problem import EPS_FRACTION, VMPartitionProblem
+from mopt.vmc.problem import EPS_FRACTION, VMPartitionProblem, check_noise
 from mopt.vmc.profile import check_table, class_tables, default_table
 from mopt.vmc.space import check_space, count_partitions, unrank
 from mopt.vmc.stages import adaptive_stages, check_threshold
 from mopt.vmc.workload import Workload
 
-__all__ = ["VMMultiPeriodProblem", "ioo_overhead", "OVERHEAD_PER_REP", "SAMPLE_SIZE"]
+__all__ = ["VMMultiPeriodProblem", "ioo_overhead", "OVERHEAD_PER_REP", "SAMPLE_SIZE", "INFORMATION",
+           "check_information"]
+
+#: what a stage's search knows: the target stage's own arrivals (the paper's look-ahead, default)
+#: or only those before the search starts (ours, what a real scheduler has)
+INFORMATION = ("lookahead", "stale")
+
+
+def check_information(information) -> str:
+    """``information`` if it is one of :data:`INFORMATION` (else an InputError naming it)."""
+    if not isinstance(information, str) or information not in INFORMATION:
+        raise InputError(f"'information' must be one of {list(INFORMATION)}; got {information!r}.")
+    return information
 
 #: simulated seconds of one replication of one schedule over one period (the paper's 3 s per 1,000)
 OVERHEAD_PER_REP = 0.003
@@ -79,6 +91,18 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         K (G13).
     table : DataFrame or None
         Profiling table.
+    noise : {"independent", "common"}
+        The stage searches' noise model (:class:`~mopt.vmc.problem.VMPartitionProblem`): each
+        schedule its own draws (the paper's, default) or common random numbers (ours, a
+        sensitivity run).  The truth is the same either way.
+    information : {"lookahead", "stale"}
+        What a stage's search knows (spec §6).  ``"lookahead"`` (the paper's, default): the target
+        stage's own arrivals, and in Scenario 2 the backlog projected with mean task times.
+        ``"stale"`` (ours, beyond the paper's experiment; what a real scheduler has, the paper's
+        §III.C "at time t_1, workload is used to generate an acceptable schedule at time t_1 + t"):
+        a search that starts at a sees only arrivals before a — the last base period's, [a − t, a),
+        replayed over the target stage with times and batch sizes scaled by its width / t (ours, so
+        that the replay keeps the arrival rate) — and the true backlog at a.
     seed : int, Generator or None
         Seeds the truth stream, the samples U′ and Scenario 2's initial schedule.
 
@@ -97,7 +121,8 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
     def __init__(self, workload: Workload, theta: int, *, scenario: int = 1, horizon: float | None = None,
                  base_period: float | None = None, split_threshold: float | None = None,
                  merge_threshold: float | None = None, overhead_per_rep: float = OVERHEAD_PER_REP,
-                 sample_size: int = SAMPLE_SIZE, table=None, seed: SeedLike = 0):
+                 sample_size: int = SAMPLE_SIZE, table=None, noise: str = "independent",
+                 information: str = "lookahead", seed: SeedLike = 0):
         if not isinstance(workload, Workload):
             raise InputError(f"'workload' must be a mopt.vmc.Workload; got {type(workload).__name__}.")
         times, batches = check_workload(workload.times, workload.batches)
@@ -106,6 +131,8 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         if scenario not in (1, 2):
             raise InputError(f"'scenario' must be 1 or 2; got {scenario!r}.")
         self.scenario = int(scenario)
+        self.noise = check_noise(noise)
+        self.information = check_information(information)
         self.overhead_per_rep = check_number("overhead_per_rep", overhead_per_rep, low=0, low_open=True)
         self.sample_size = check_int("sample_size", sample_size, low=1)
         self.u = count_partitions(self.theta, C)
@@ -169,16 +196,41 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         return cache[key]
 
     def _problem(self, L, A, state, sample) -> VMPartitionProblem:
-        prob = VMPartitionProblem(self.theta, L, A, state, table=self.table,
+        prob = VMPartitionProblem(self.theta, L, A, state, table=self.table, noise=self.noise,
                                   candidates=None if sample is None else sample[0])
         if sample is not None:
             prob._cand_table = sample[1]
         return prob
 
-    def stage_problem(self, start, end, state, key) -> VMPartitionProblem:
-        L, A = intervals(self.times, self.batches, start, end)
+    def stage_problem(self, start, end, state, key, seen: float | None = None) -> VMPartitionProblem:
+        """The search problem of stage [start, end) from ``state``; with ``seen`` (stale
+        information) over the arrivals of [seen − t, seen) replayed on [start, end) instead of its own."""
+        if seen is None:
+            L, A = intervals(self.times, self.batches, start, end)
+        else:
+            L, A = self.replayed(seen, start, end)
         # the same U' for every method in base period `key`
         return self._problem(L, A, state, self._sample(int(key)) if self.u > self.sample_size else None)
+
+    def replayed(self, seen: float, start: float, end: float) -> tuple[np.ndarray, np.ndarray]:
+        """Sub-intervals of [start, end) with the arrivals of the base period before ``seen``,
+        [seen − t, seen), replayed: times mapped onto [start, end) and batches scaled by
+        (end − start) / t (ours; stale information, see the class's text).
+
+        Examples
+        --------
+        >>> from mopt.vmc.workload import Workload
+        >>> mp = VMMultiPeriodProblem(Workload(np.array([10.0, 60.0]), np.array([[4.0, 2.0], [2.0, 2.0]])), 4,
+        ...                           base_period=100.0, split_threshold=0.5, merge_threshold=0.5)
+        >>> L, A = mp.replayed(100.0, 150.0, 350.0)  # 2t: times at 150 + 2·10 and 150 + 2·60
+        >>> L.tolist(), A.tolist()
+        ([20.0, 100.0, 80.0], [[0.0, 0.0], [8.0, 4.0], [4.0, 4.0]])
+        """
+        t = self.base_period
+        scale = (end - start) / t
+        keep = (self.times >= seen - t) & (self.times < seen)
+        times = start + (self.times[keep] - (seen - t)) * scale
+        return intervals(times, self.batches[keep] * scale, start, end)
 
     def restrict(self, problem: VMPartitionProblem, indices) -> VMPartitionProblem:
         indices = np.asarray(indices, dtype=np.int64)

@@ -18,6 +18,7 @@ from mopt.vmc.multiperiod_problem import (
     VMMultiPeriodProblem,
     ioo_overhead,
 )
+from mopt.vmc.profile import default_table
 from mopt.vmc.space import check_space, count_partitions
 from mopt.vmc.workload import KINDS, generate
 
@@ -34,7 +35,8 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
                      sample_size: int = SAMPLE_SIZE, n_accurate: int = 1000, n_classes: int = N_CLASSES,
                      overhead_per_rep: float = OVERHEAD_PER_REP,
                      keep_base_period: bool = False, split_threshold: float | None = None,
-                     merge_threshold: float | None = None) -> VMMultiPeriodProblem:
+                     merge_threshold: float | None = None, noise: str = "independent",
+                     information: str = "lookahead", cv: float = 0.25) -> VMMultiPeriodProblem:
     """The multi-period problem of one cell, its workload drawn from ``seed``.
 
     ``keep_base_period`` (a reduction for small machines, ours): with a ``sample_size`` K below
@@ -42,7 +44,10 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     the base period t, hence the batch sizes and the stage lengths in seconds, stay those of the
     specification's K; what changes is the sample searched and Monte Carlo's period in base
     periods, K·N / (K·n + s·N).  ``split_threshold`` / ``merge_threshold``: Algorithms 2 and 3's
-    thresholds (None: the pooled quantiles; 0 never splits, 1 never merges).
+    thresholds (None: the pooled quantiles; 0 never splits, 1 never merges).  ``noise``: the
+    searches' noise model, each schedule its own draws (the paper's) or ``"common"`` (ours).
+    ``information``: the paper's ``"lookahead"`` or ``"stale"`` (ours; see VMMultiPeriodProblem).
+    ``cv``: σ/μ of the default profiling table's rows of ours (:func:`mopt.vmc.profile.default_table`).
 
     Examples
     --------
@@ -51,6 +56,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     (93.0, 6)
     """
     theta, n_classes = check_space(theta, n_classes)
+    table = default_table(n_classes, cv)
     if kind not in KINDS:
         raise InputError(f"'workload' must be one of {list(KINDS)}; got {kind!r}.")
     if scenario not in (1, 2):
@@ -72,7 +78,8 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
         raise InputError(f"the {kind} workload over {horizon:g} s is empty; use more 'periods'.")
     return VMMultiPeriodProblem(w, theta, scenario=scenario, horizon=horizon, base_period=t,
                                 overhead_per_rep=cost, sample_size=sample_size, seed=entropy,
-                                split_threshold=split_threshold, merge_threshold=merge_threshold)
+                                split_threshold=split_threshold, merge_threshold=merge_threshold, noise=noise,
+                                information=information, table=table)
 
 
 def compare_methods(theta: int, kind: str, scenario: int, methods, seeds, *, progress=None, executor=None,

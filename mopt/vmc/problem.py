@@ -10,11 +10,22 @@ The objective (ours, G4 of the specification) is the time to clear the period's 
 whenever everything finishes and does not tie all saturated schedules at the period length.  With
 an elastic total (Σθ_c ≤ θ_max, ours) the number of VMs is a second objective (``vms``).
 
-Randomness (common random numbers): in replication r, one z ~ N(0, 1) per (sub-interval, class) is
-shared by every schedule, and p = max(ε·μ, μ + σ·z) with μ, σ from the profiling table for the
-cluster's size (the truncation at ε = 1 % of μ is ours).  The estimator of a schedule is the mean
-over replications of the objective; the paper instead averages p first and simulates once, which
-hides the variance that OCBA needs and biases a non-linear objective.
+Randomness (spec §3), ``noise``:
+
+- ``"independent"`` (the default, the paper's): Algorithm 1 (lines 8–10) simulates the task times
+  "N times" for each schedule, so every schedule draws its own z ~ N(0, 1) per (replication,
+  sub-interval, class), independent of every other schedule's.  Replication r of a schedule is
+  addressed by (seed, the schedule's rank, r) (:mod:`mopt.vmc.noise`), never by its position in a
+  batch or in ``candidates``: results do not depend on the worker count or the executor.
+- ``"common"`` (ours, a variance reduction the paper does not use; a sensitivity run): in
+  replication r, one z per (sub-interval, class) is shared by every schedule
+  (:meth:`VMPartitionProblem.normals`).  With it a rough pass of 10 replications already ranks
+  as well as 1,000, so neither eOO's stage budgets nor OCBA can matter.
+
+Either way p = max(ε·μ, μ + σ·z) with μ, σ from the profiling table for the cluster's size (the
+truncation at ε = 1 % of μ is ours).  The estimator of a schedule is the mean over replications of
+the objective; the paper instead averages p first and simulates once, which hides the variance
+that OCBA needs and biases a non-linear objective (the objective is convex in p: a max of sums).
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ import pandas as pd
 from mopt.core.errors import InputError, check_array
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
-from mopt.vmc.engine import clear_times, clear_times_all
+from mopt.vmc.engine import clear_times, clear_times_all, clear_times_independent
 from mopt.vmc.profile import check_table, class_tables, default_table
 from mopt.vmc.space import (
     check_space,
@@ -39,7 +50,7 @@ from mopt.vmc.space import (
     unrank_elastic,
 )
 
-__all__ = ["VMPartitionProblem", "EPS_FRACTION", "TABLE_LIMIT"]
+__all__ = ["VMPartitionProblem", "EPS_FRACTION", "TABLE_LIMIT", "NOISES", "check_noise"]
 
 #: spaces of at most this many schedules are unranked once, in full, on first use (27,132 at 20
 #: VMs over 7 classes: 1.5 MB); larger ones are unranked per call
@@ -48,6 +59,16 @@ TABLE_LIMIT = 100_000
 #: truncation of a drawn task time at this fraction of its mean (ours)
 EPS_FRACTION = 0.01
 _BLOCK = 1024  # replications per random block (see VMPartitionProblem.normals)
+
+#: the noise models: each schedule its own draws (the paper's, the default), or common random numbers (ours)
+NOISES = ("independent", "common")
+
+
+def check_noise(noise) -> str:
+    """``noise`` if it is one of :data:`NOISES` (else an InputError naming it)."""
+    if not isinstance(noise, str) or noise not in NOISES:
+        raise InputError(f"'noise' must be one of {list(NOISES)}; got {noise!r}.")
+    return noise
 
 
 class VMPartitionProblem(StochasticProblem):
@@ -70,6 +91,9 @@ class VMPartitionProblem(StochasticProblem):
         Σθ_c ≤ θ instead of = θ, with the VM count as a second objective.
     candidates : sequence of int or None
         Restrict the designs to these schedule ranks (a sample of a huge space).
+    noise : {"independent", "common"}
+        Each schedule draws its own task times (the paper's, default) or all share one draw per
+        (replication, sub-interval, class) (common random numbers, ours); see the module's text.
     n_reps, seed : int
         pymoo's view (see :class:`~mopt.core.problem.StochasticProblem`).
 
@@ -83,7 +107,8 @@ class VMPartitionProblem(StochasticProblem):
     """
 
     def __init__(self, theta: int, lengths, arrivals, backlog=None, *, table=None, elastic: bool = False,
-                 candidates=None, n_reps: int = 1000, seed: int = 0):
+                 candidates=None, noise: str = "independent", n_reps: int = 1000, seed: int = 0):
+        self.noise = check_noise(noise)
         L = check_array("lengths", lengths, ndim=1, nonnegative=True)
         A = check_array("arrivals", arrivals, ndim=2, nonnegative=True)
         if len(A) != len(L):
@@ -210,7 +235,8 @@ class VMPartitionProblem(StochasticProblem):
 
     # -- replications --------------------------------------------------------------------------
     def normals(self, reps, entropy: int) -> np.ndarray:
-        """z of replications ``reps``: shape (len(reps), sub-intervals, classes), shared by all designs.
+        """z of replications ``reps`` under ``noise="common"``: shape (len(reps), sub-intervals,
+        classes), shared by all designs.
 
         Replication r's z is row r mod 1024 of block r // 1024, drawn from the stream of replication
         index ``r // 1024`` (:func:`mopt.core.random.replication_rng`): it depends only on (seed, r).
@@ -231,7 +257,8 @@ class VMPartitionProblem(StochasticProblem):
 
     def tabulate(self, n_reps: int) -> None:
         """Simulate every design's first ``n_reps`` replications in one call when first asked, and
-        answer later requests from that table (same values: common random numbers; for methods that
+        answer later requests from that table (the same values: a replication is addressed by
+        (seed, schedule, r) under either noise model; for methods that
         ask for many small groups, such as OCBA's rounds).  Needs n_designs·n_reps ≤ 10⁷."""
         if self.n_designs * n_reps > 10**7:
             raise InputError(f"'n_reps' too large to tabulate {self.n_designs} designs; got {n_reps}.")
@@ -248,6 +275,10 @@ class VMPartitionProblem(StochasticProblem):
         return self._clear_now(indices, reps, entropy)
 
     def _clear_now(self, indices, reps, entropy):
+        if self.noise == "independent":
+            idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+            return clear_times_independent(self.schedules(idx), self._ranks(idx), self._mean, self._sd, entropy,
+                                           reps, EPS_FRACTION, self.lengths, self.arrivals, self.backlog)
         Z = self.normals(reps, entropy)
         args = (self._mean, self._sd, Z, EPS_FRACTION, self.lengths, self.arrivals, self.backlog)
         idx = np.asarray(indices, dtype=np.int64).reshape(-1)
@@ -269,7 +300,8 @@ class VMPartitionProblem(StochasticProblem):
             h.update(np.ascontiguousarray(a, dtype=float).tobytes())
         if self.candidates is not None:
             h.update(self.candidates.tobytes())
-        return {**super()._identity(), "theta": self.theta, "elastic": self.elastic, "data": h.hexdigest()}
+        return {**super()._identity(), "theta": self.theta, "elastic": self.elastic, "noise": self.noise,
+                "data": h.hexdigest()}
 
 
 def _fix_total(row: np.ndarray, total: int, *, exact: bool) -> np.ndarray:

@@ -9,6 +9,9 @@
     elastic = false               # optional: Σθ_c ≤ vms, the VM count a second objective (ours)
     profile = "profile.csv"       # optional profiling table (mopt.vmc.profile columns), relative
                                   # to this file; default: the paper's row and ours
+    cv = 0.25                     # optional, σ/μ of the default table's task times (not with profile)
+    noise = "independent"         # optional: each schedule draws its own task times (the paper's,
+                                  # default) or "common" random numbers shared by all (ours)
 
     [period]                      # the period [0, length) to schedule
     length = 300                  # seconds
@@ -40,8 +43,8 @@ from mopt.core.errors import InputError, check_array, check_int, check_number
 from mopt.core.family import Key, Section
 from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
 from mopt.vmc.period import MAX_BATCH, check_workload, intervals
-from mopt.vmc.problem import VMPartitionProblem
-from mopt.vmc.profile import class_tables, read_table
+from mopt.vmc.problem import VMPartitionProblem, check_noise
+from mopt.vmc.profile import class_tables, default_table, read_table
 from mopt.vmc.space import MAX_CLASSES, MAX_COUNT, MAX_THETA
 from mopt.vmc.workload import KINDS, generate
 
@@ -62,6 +65,13 @@ KEYS = {
             "profile": Key("profiling table, relative to the scenario file (columns of "
                            "`mopt.vmc.profile`; it must cover every class and cluster size)",
                            type="path", default="the paper's row and ours (`mopt.vmc.default_table()`)"),
+            "cv": Key("σ/μ of the task times in the default profiling table (a sensitivity run; the "
+                      "paper's row has 0.25); not with `profile`", type="number >= 0", default="0.25",
+                      when="no profile"),
+            "noise": Key("each schedule draws its own task times (`independent`, the paper's Algorithm 1) "
+                         "or every schedule shares one draw per replication, sub-interval and class "
+                         "(`common` random numbers, ours: a variance reduction the paper does not use)",
+                         type='"independent" or "common"', default='"independent"'),
         },
         required=True,
     ),
@@ -102,13 +112,14 @@ class VMCScenario(Scenario):
     lengths: tuple = ()
     arrivals: tuple = ()
     backlog: tuple | None = None
+    noise: str = "independent"
 
     legend: ClassVar[str] = "clear_time [s]"
 
     def problem(self, n_reps: int | None = None, seed: int | None = None) -> VMPartitionProblem:
         return VMPartitionProblem(self.theta, np.array(self.lengths), np.array(self.arrivals),
                                   None if self.backlog is None else np.array(self.backlog), table=self.table,
-                                  elastic=self.elastic, n_reps=self.n_reps if n_reps is None else n_reps,
+                                  elastic=self.elastic, noise=self.noise, n_reps=self.n_reps if n_reps is None else n_reps,
                                   seed=self.seed if seed is None else seed)
 
     def intro(self, problem) -> list[str]:
@@ -148,11 +159,17 @@ def parse(path: Path, doc: dict) -> VMCScenario:
         if theta < C:
             raise InputError(f"'vms' must be >= classes={C} (every class needs a VM); got {theta}.")
         elastic = _bool("elastic", cl.get("elastic", False))
+        noise = check_noise(cl.get("noise", "independent"))
         count = math.comb(theta, C) if elastic else math.comb(theta - 1, C - 1)
         if count >= MAX_COUNT:
             raise InputError(f"'vms' = {theta} over classes = {C}{' (elastic)' if elastic else ''} gives more "
                              "than 2**62 schedules; use fewer VMs or classes.")
         table = None
+        if "cv" in cl:
+            if "profile" in cl:
+                raise InputError("give 'cv' or 'profile', not both ('cv' scales the default table).")
+            _no_bools("cv", cl["cv"])
+            table = default_table(C, check_number("cv", cl["cv"], low=0))
         if "profile" in cl:
             if not isinstance(cl["profile"], str):
                 raise InputError(f"'profile' must be a file name; got {cl['profile']!r}.")
@@ -201,7 +218,7 @@ def parse(path: Path, doc: dict) -> VMCScenario:
                                  f"{max(backlog):g} (class {backlog.index(max(backlog)) + 1}).")
         L, A = intervals(times, batches, 0.0, length)
     run = parse_run(path, doc.get("run", {}))
-    sc = VMCScenario(family="vmc", path=path, theta=theta, n_classes=C, elastic=elastic, table=table,
+    sc = VMCScenario(family="vmc", path=path, theta=theta, n_classes=C, elastic=elastic, table=table, noise=noise,
                      lengths=tuple(L.tolist()), arrivals=tuple(map(tuple, A.tolist())), backlog=backlog, **run)
     try:
         sc.problem()  # bad combinations fail at load time

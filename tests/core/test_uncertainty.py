@@ -19,7 +19,7 @@ def _dominated_brute(points: np.ndarray) -> np.ndarray:
                          for j in range(n) if j != i) for i in range(n)])
 
 
-@pytest.mark.parametrize("m", [2, 3])
+@pytest.mark.parametrize("m", [1, 2, 3])
 @pytest.mark.parametrize("ties", [False, True])
 def test_nondominated_matches_brute_force(m, ties):
     rng = np.random.default_rng(10 * m + ties)

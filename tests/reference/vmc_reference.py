@@ -41,12 +41,32 @@ def clear_time(schedule, z, lengths, arrivals, backlog, table, eps_frac):
 
 
 def replicate(problem, indices, reps, entropy):
-    """Replications of a :class:`~mopt.vmc.problem.VMPartitionProblem`, one loop iteration each."""
+    """Replications of a :class:`~mopt.vmc.problem.VMPartitionProblem`, one loop iteration each,
+    with the problem's own normals (shared under ``noise="common"``, each schedule's own otherwise)."""
+    from mopt.vmc.noise import independent_normals
     from mopt.vmc.problem import EPS_FRACTION
 
-    Z = problem.normals(reps, entropy)
+    J, C = problem.arrivals.shape
     out = []
-    for s in problem.schedules(indices).tolist():
+    for i, s in zip(indices, problem.schedules(indices).tolist(), strict=True):
+        if problem.noise == "common":
+            Z = problem.normals(reps, entropy)
+        else:
+            Z = independent_normals(entropy, problem._ranks([i]), reps, J, C)[0]
         out.append([clear_time(s, Z[k].tolist(), problem.lengths.tolist(), problem.arrivals.tolist(),
                                problem.backlog.tolist(), problem.table, EPS_FRACTION) for k in range(len(reps))])
+    return out
+
+
+def replicate_numpy(problem, indices, n_reps, rng):
+    """``n_reps`` replications of each schedule with its own z drawn by numpy's ``rng`` (the
+    paper's noise model, independent of mopt's generator): for comparisons in distribution."""
+    from mopt.vmc.problem import EPS_FRACTION
+
+    J, C = problem.arrivals.shape
+    out = []
+    for s in problem.schedules(indices).tolist():
+        Z = rng.standard_normal((n_reps, J, C))
+        out.append([clear_time(s, Z[k].tolist(), problem.lengths.tolist(), problem.arrivals.tolist(),
+                               problem.backlog.tolist(), problem.table, EPS_FRACTION) for k in range(n_reps)])
     return out

@@ -26,6 +26,8 @@ import mopt
 from mopt import InputError
 from mopt.cli import main
 from mopt.scenario import load_scenario
+from mopt.vmc.multiperiod_problem import INFORMATION
+from mopt.vmc.problem import NOISES
 from mopt.vmc.space import MAX_CLASSES, MAX_THETA
 from mopt.vmc.workload import KINDS
 from tests.helpers import assert_one_line_error, count_bad_input, fuzz, no_simulation
@@ -216,7 +218,7 @@ def bad_case(draw, base: str | None = None):
 
 
 ALLOWED = {
-    "clusters": {"vms", "classes", "elastic", "profile"},
+    "clusters": {"vms", "classes", "elastic", "profile", "noise", "cv"},
     "period": {"length", "times", "batches", "backlog", "workload", "workload_seed"},
     "run": {"method", "n_reps", "seed", "budget", "options"},
 }
@@ -316,6 +318,8 @@ CLUSTERS = {
         bad_int(1, MAX_CLASSES), st.integers(int(s["clusters"]["vms"]) + 1, MAX_CLASSES)).map(
         lambda v: (v, ["classes"])),
     ("clusters", "elastic"): _values(NOT_A_BOOL, "'elastic'"),
+    ("clusters", "noise"): _values(st.one_of(SAFE_TEXT.filter(lambda s: s not in NOISES), WRONG_TYPE_NOT_STR),
+                                   "'noise'"),
     ("clusters", "profile"): _bad_profile,
 }
 BAD = {
@@ -419,7 +423,9 @@ NOT_AN_INT = st.one_of(WORDS, FINITE.filter(lambda x: x != math.floor(x)).map(re
 def bad_vmc_option(draw):
     """``(argv, option)``: one option of ``mopt vmc`` given a bad value (the others valid)."""
     option = draw(st.sampled_from(["--vms", "--workloads", "--scenarios", "--methods", "--seeds",
-                                   "--sample-size", "--seed", "--workers", "combination"]), label="option")
+                                   "--sample-size", "--seed", "--workers", "--noise", "--information", "--cv",
+                                   "combination"]),
+                  label="option")
     if option == "--vms":
         bad = draw(st.one_of(NOT_AN_INT, st.integers(-(10**30), 6).map(str),
                              st.integers(MAX_THETA + 1, 10**30).map(str), st.sampled_from(["8"])), label="bad")
@@ -459,6 +465,13 @@ def bad_vmc_option(draw):
         value = draw(st.one_of(NOT_AN_INT, st.integers(-(10**30), low - 1).map(str),
                                *([st.integers(10**4, 10**30).map(str)] if option == "--workers" else [])),
                      label="bad")
+    elif option == "--noise":
+        value = draw(SAFE_TEXT.filter(lambda s: s not in NOISES), label="bad")
+    elif option == "--cv":
+        value = draw(st.one_of(st.floats(-1e9, -1e-9).map(repr), st.sampled_from(["-0.5", "nan", "inf", "x", ""])),
+                     label="bad")
+    elif option == "--information":
+        value = draw(SAFE_TEXT.filter(lambda s: s not in INFORMATION), label="bad")
     else:  # --scheduler with --workers: two clusters
         workers = draw(st.integers(2, 4), label="workers")
         return ["--scheduler", "tcp://127.0.0.1:1", "--workers", str(workers)], "'--scheduler'"
@@ -473,6 +486,9 @@ def bad_vmc_option(draw):
 @example(case=(["--scenarios=1,1"], "--scenarios"), quiet=True)
 @example(case=(["--workloads=HFHD,HFHD"], "--workloads"), quiet=True)
 @example(case=(["--methods=ioo,ioo"], "--methods"), quiet=True)
+@example(case=(["--noise=foo"], "--noise"), quiet=True)
+@example(case=(["--information=x"], "--information"), quiet=False)
+@example(case=(["--cv=-0.5"], "--cv"), quiet=True)
 @example(case=(["--scheduler", "tcp://127.0.0.1:1", "--workers", "2"], "'--scheduler'"), quiet=False)
 def test_cli_vmc_bad_option_is_one_line(workdir, capsys, case, quiet):
     argv, option = case

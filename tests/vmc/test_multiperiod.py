@@ -186,3 +186,38 @@ def test_multiperiod_result_round_trips_and_refuses_a_bad_directory(tmp_path):
         MultiPeriodResult.read_csv(tmp_path / "run")
     with pytest.raises(InputError, match="journal"):
         mopt.solve(mp, "ioo", journal=tmp_path / "j.sqlite")
+
+
+def test_stale_information_searches_what_is_known_when_the_search_starts():
+    from unittest import mock
+
+    from mopt.solvers import evolutionary_oo
+
+    mp, w = _mp(2, information="stale", overhead_per_rep=0.2)
+    calls = []
+    real = evolutionary_oo._search
+
+    def spy(mp_, method, o, start, end, state, budget, seed, kw, seen=None):
+        calls.append((start, seen))
+        return real(mp_, method, o, start, end, state, budget, seed, kw, seen=seen)
+
+    with mock.patch.object(evolutionary_oo, "_search", spy):
+        r = mopt.solve(mp, "ioo", seed=1, **FAST)
+    st = r.stages[r.stages["stage"] != "drain"]
+    # the search for stage k+1 runs during stage k, [a, b): it knows the arrivals before a only
+    assert [s for _, s in calls] == st["start"].tolist()[: len(calls)]
+    assert [b for b, _ in calls] == st["end"].tolist()[: len(calls)]
+    assert r.stages["finished"].sum() == pytest.approx(w.batches.sum(), rel=1e-9)
+    # the replay: the base period before a, its times and batches scaled to the target's width
+    L, A = mp.replayed(400.0, 450.0, 550.0)
+    keep = (w.times >= 200.0) & (w.times < 400.0)
+    assert L.sum() == pytest.approx(100.0) and A.sum() == pytest.approx(w.batches[keep].sum() / 2)
+    # look-ahead (the default) and stale pick differently on this workload
+    look = mopt.solve(_mp(2, overhead_per_rep=0.2)[0], "ioo", seed=1, **FAST)
+    assert mp.information == "stale" and _mp(2)[0].information == "lookahead"
+    assert not look.stages.equals(r.stages)
+
+
+def test_bad_information_is_refused_by_name():
+    with pytest.raises(InputError, match=r"'information' must be one of \['lookahead', 'stale'\]; got 'x'"):
+        _mp(2, information="x")

@@ -8,6 +8,7 @@ import itertools
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -254,3 +255,37 @@ def test_a_batch_no_run_can_use_is_refused_at_load(workdir):
     with pytest.raises(InputError, match=r"\[period\] 'batches' must hold at most 1e\+09 tasks .* got 1e\+300 "
                                          r"\(batch 1, class 1\)"):
         load_scenario(write(workdir, sections))
+
+
+@pytest.mark.parametrize("noise", [None, "independent", "common"])
+def test_noise_key_reaches_the_problem(tmp_path, noise):
+    sections = {**BASE, "clusters": {**BASE["clusters"], **({} if noise is None else {"noise": f'"{noise}"'})}}
+    prob = load_scenario(write(tmp_path, sections)).problem()
+    assert prob.noise == (noise or "independent")
+
+
+def test_bad_noise_key_names_file_section_and_key(tmp_path):
+    path = write(tmp_path, {**BASE, "clusters": {**BASE["clusters"], "noise": '"crn"'}})
+    with pytest.raises(InputError, match=r"\[clusters\].*'noise' must be one of \['independent', 'common'\]; got 'crn'"):
+        load_scenario(path)
+
+
+def test_mopt_vmc_both_scenarios_prints_intervals_and_no_nan_and_writes_a_figure(workdir, capsys):
+    # Scenario 1 does not run eOO by default (the paper's Table 2): its cell shows "-", not NaN
+    out = workdir / "vmc12"
+    assert main(["vmc", "--vms", "8", "--workloads", "HFHD", "--scenarios", "1,2", "--seeds", "2", "--sample-size", "10", "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "nan" not in text.lower() and " ± " in text
+    row1 = next(line for line in text.splitlines() if line.lstrip().startswith("1 "))
+    assert row1.split()[-1] == "-"
+    assert (out / "vmc_throughput.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cv_key_scales_the_default_table_and_is_refused_below_zero(tmp_path):
+    sections = {**BASE, "clusters": {**BASE["clusters"], "cv": "0.5"}}
+    prob = load_scenario(write(tmp_path, sections)).problem()
+    assert np.allclose(prob._sd[:, 1:], 0.5 * prob._mean[:, 1:])
+    for bad, match in (("-0.1", r"\[clusters\].*'cv' must be in \[0, inf\); got -0.1"), ("true", "'cv'")):
+        path = write(tmp_path, {**BASE, "clusters": {**BASE["clusters"], "cv": bad}})
+        with pytest.raises(InputError, match=match):
+            load_scenario(path)
