@@ -29,7 +29,9 @@ BEFORE = {
     },
     "vmc": {
         "sections": {"clusters": True, "period": True, "run": False},
-        "clusters": {"vms": True, "classes": False, "elastic": False, "profile": False},
+        # cv and noise: added on purpose (issue #23: the noise model, σ/μ as a sensitivity)
+        "clusters": {"vms": True, "classes": False, "elastic": False, "profile": False, "cv": False,
+                     "noise": False},
         "period": {"length": True, "times": False, "batches": False, "backlog": False, "workload": False,
                    "workload_seed": False},
     },

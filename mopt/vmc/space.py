@@ -17,7 +17,6 @@ import functools
 import math
 
 import numpy as np
-from numba import njit
 
 from mopt.core.errors import InputError, check_int
 
@@ -135,30 +134,6 @@ def _binomials(n_max: int, k_max: int) -> np.ndarray:
     return B
 
 
-@njit(cache=True)
-def _unrank_kernel(ranks, theta, C, B):  # pragma: no cover - compiled
-    """Row k: the schedule of rank ``ranks[k]``.  Class by class, the part is the number of a in
-    [1, θ] whose offset C(n−1, m−1) − C(n−a, m−1) is ≤ the rank left, the other m−1 parts
-    keeping ≥ 1 VM each (compiled: at 128 VMs the vectorised form built (ranks × θ) tables per
-    class, 1 s for a sample of 27,132)."""
-    out = np.empty((len(ranks), C), dtype=np.int64)
-    for k in range(len(ranks)):
-        rem = ranks[k]
-        n = theta
-        for c in range(C - 1):
-            m = C - c
-            part = 0
-            for a in range(1, theta + 1):
-                na = n - a
-                if na >= m - 1 and B[n - 1, m - 1] - B[na, m - 1] <= rem:
-                    part += 1
-            out[k, c] = part
-            rem -= B[n - 1, m - 1] - B[n - part, m - 1]
-            n -= part
-        out[k, C - 1] = n
-    return out
-
-
 def unrank(r, theta: int, n_classes: int) -> np.ndarray:
     """Schedule(s) of lexicographic rank ``r`` (an int, or an array of ranks: vectorised).
 
@@ -189,7 +164,9 @@ def unrank(r, theta: int, n_classes: int) -> np.ndarray:
     if ranks.size and (ranks.min() < 0 or ranks.max() >= u):
         bad = ranks[(ranks < 0) | (ranks >= u)][0]
         raise InputError(f"'r' must be an integer rank in [0, {u - 1}]; got {int(bad)}.")
-    out = _unrank_kernel(ranks, theta, C, _binomials(theta, C))
+    from mopt.vmc.space_kernel import unrank_kernel  # compiled: loaded on first use
+
+    out = unrank_kernel(ranks, theta, C, _binomials(theta, C))
     return out[0] if scalar else out
 
 
