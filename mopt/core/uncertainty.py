@@ -153,8 +153,12 @@ def multiplier_resamples(means: np.ndarray, samples: list, rng, resamples: int =
         shift = np.zeros((resamples, C, m))
         for r in range(reps):
             shift += g[:, r, None, None] * resid[None, :, r, :]
-    else:
-        shift = (g @ resid.transpose(1, 0, 2).reshape(resid.shape[1], -1)).reshape(resamples, C, m)
+    else:  # in blocks of designs: each BLAS call short (a signal waits for the one running)
+        shift = np.empty((resamples, C, m))
+        for lo in range(0, C, 256):
+            block = resid[lo:lo + 256]
+            shift[:, lo:lo + len(block)] = (g @ block.transpose(1, 0, 2).reshape(block.shape[1], -1)
+                                            ).reshape(resamples, len(block), m)
     # the error estimate is itself uncertain: scale each draw by sqrt((n - 1) / chi2(n - 1)), so
     # that a mean varies as Student's t (Jeffreys' prior), not as a normal of known variance
     k = np.array([max(len(s), 2) - 1 for s in samples], dtype=float)
