@@ -322,10 +322,11 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                     row = {"method": method, "budget": budget, "macrorep": m, "seed": run_seed}
                     if fits[method, budget]:
                         if is_peer(method):
-                            result = run_peer(problem, method, budget=budget, seed=run_seed)
-                        else:
+                            result = run_peer(problem, method, budget=budget, seed=run_seed, uncertainty=False)
+                        else:  # scored against the truth: no uncertainty needed
                             result = solve(problem, method, budget=budget, seed=run_seed, executor=executor,
-                                           journal=_journal_file(journal, run_seed), **per_method[method])
+                                           journal=_journal_file(journal, run_seed), uncertainty=False,
+                                           **per_method[method])
                         row.update(status=OK, **score(result, table, u))
                     else:
                         row.update(status=TOO_SMALL, n_evals=0, **dict.fromkeys(SCORES, math.nan),

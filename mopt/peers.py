@@ -45,8 +45,8 @@ from pymoo.core.problem import Problem
 from mopt.core import interop
 from mopt.core.errors import InputError, check_int
 from mopt.core.random import resolve_seed
-from mopt.core.result import Result, summarise
-from mopt.core.uncertainty import annotate
+from mopt.core.result import Result
+from mopt.solvers.base import evaluations_of
 
 __all__ = ["PEERS", "DEFAULT_KS", "MAX_K", "is_peer", "parse_peer", "peer_names", "run_peer"]
 
@@ -208,7 +208,7 @@ _SEARCH = {"random": _random, "pymoo-nsga2": _pymoo_nsga2, "optuna-tpe": _optuna
            "optuna-nsga2": _optuna("NSGAIISampler")}
 
 
-def run_peer(problem, name: str, *, budget: int, seed=None) -> Result:
+def run_peer(problem, name: str, *, budget: int, seed=None, uncertainty=True) -> Result:
     """Run peer ``name`` (``"<peer>:<k>"``) on ``problem`` with ``budget`` replications at most.
 
     Parameters
@@ -221,6 +221,8 @@ def run_peer(problem, name: str, *, budget: int, seed=None) -> Result:
     seed : int, numpy.random.Generator or None
         Same seed ⇒ same result.  The replications are those of ``problem.replicate`` with this
         seed; the peer's own generator gets a seed derived from it.
+    uncertainty : bool
+        As for :func:`mopt.solve` (False: no ``p_nondominated`` and intervals; compare's runs).
 
     Returns
     -------
@@ -246,11 +248,11 @@ def run_peer(problem, name: str, *, budget: int, seed=None) -> Result:
     except _Exhausted:  # the Optuna objective raised it: budget // k trials never overshoot, but be safe
         selected = None
     order = sorted(ledger.samples)
-    samples = [np.concatenate(ledger.samples[i]) for i in order]
-    evaluations = summarise(problem.designs_frame(np.asarray(order, dtype=np.int64)), samples, problem.objectives)
-    evaluations, uncertainty = annotate(evaluations, problem.objectives, samples=samples,
-                                        rng=np.random.default_rng([entropy, 0x0CE7]))
-    info = {"budget": int(budget), "k": k, "versions": versions(name), "uncertainty": uncertainty}
+    evaluations, how_sure = evaluations_of(problem, order, [np.concatenate(ledger.samples[i]) for i in order],
+                                           entropy, uncertainty=uncertainty)
+    info = {"budget": int(budget), "k": k, "versions": versions(name)}
+    if how_sure is not None:
+        info["uncertainty"] = how_sure
     if selected is not None:
         info["selected"] = selected
     return Result(method=name, seed=entropy, n_evals=int(ledger.spent), objectives=tuple(problem.objectives),

@@ -25,6 +25,9 @@ frequencies over the resamples. Designs that are dominated beyond doubt (their i
 :data:`SCREEN_Z` standard errors lies beyond another design's) get P = 0 without resampling: the
 resampling then runs on the few that can matter, so 27,132 designs x 1,000 replications take about
 a second. A design with one replication has no error estimate: it is resampled at its mean.
+Designs with identical replications (equivalent strategies) are resampled and tested once. With two
+objectives and at most 32 replications the resampling and the dominance test run fused in one
+compiled pass (:mod:`mopt.core.uncertainty_kernels`), a few milliseconds for the demo's 289 designs.
 
 Calibration, measured (``benchmarks/calibration.py``, 200 macroreplications on problems whose truth
 is known): these are posterior probabilities under a flat prior, and they are not exact frequencies
@@ -41,6 +44,7 @@ means independently from N(mean, se^2) instead (used by utility decisions, :func
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -65,13 +69,19 @@ MIN_REPS = 10
 
 def intervals(means: np.ndarray, ses: np.ndarray, n_reps: np.ndarray, level: float = LEVEL):
     """``(lo, hi)``: Student-t confidence intervals of the means (NaN where n_reps < 2)."""
-    from scipy.stats import t
-
     n = np.asarray(n_reps, dtype=float)
-    with np.errstate(invalid="ignore"):
-        q = np.where(n >= 2, t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)), np.nan)
+    counts, index = np.unique(n, return_inverse=True)
+    q = np.array([_t_quantile(float(c), float(level)) for c in counts])[index.ravel()]
     half = ses * q[:, None]
     return means - half, means + half
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_quantile(n: float, level: float) -> float:
+    """The two-sided ``level`` quantile of Student's t with n - 1 degrees of freedom (NaN below 2)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + level / 2, n - 1)) if n >= 2 else math.nan
 
 
 def screen(means: np.ndarray, ses: np.ndarray, z: float = SCREEN_Z) -> np.ndarray:
@@ -115,55 +125,85 @@ def nondominated(mu: np.ndarray) -> np.ndarray:
 
 
 def _nondominated_2d(mu: np.ndarray) -> np.ndarray:
-    """Two objectives: sort each resample by (f1, f2); a design is dominated iff an earlier one has
-    a lower f2, or the same f2 and a lower f1 (equal points do not dominate each other)."""
+    """Two objectives, compiled (:mod:`mopt.core.uncertainty_kernels`): each resample sorted by
+    (f1, f2) starting from the designs' order by their average over the resamples, then one sweep.
+    In blocks of resamples, so that a signal waits for one short call."""
+    from mopt.core.uncertainty_kernels import nondominated_2d_kernel
+
     B, C, _ = mu.shape
-    order = np.argsort(mu[:, :, 0], axis=1, kind="stable")
-    x = np.take_along_axis(mu[:, :, 0], order, axis=1)
-    if (x[:, 1:] == x[:, :-1]).any():  # ties in f1: (f1, f2) order
-        order = np.lexsort((mu[:, :, 1], mu[:, :, 0]), axis=1)
-        x = np.take_along_axis(mu[:, :, 0], order, axis=1)
-    y = np.take_along_axis(mu[:, :, 1], order, axis=1)
-    before = np.minimum.accumulate(np.concatenate([np.full((B, 1), np.inf), y[:, :-1]], axis=1), axis=1)
-    dominated = before < y
-    tied = before == y
-    if tied.any():  # an earlier point of the same f2 dominates iff its f1 is lower: the first of
-        # them set the running minimum (ties do not reset it), and it has the lowest f1
-        record = np.where(y < before, np.arange(C)[None, :], 0)
-        first = np.maximum.accumulate(record, axis=1)  # the latest new minimum at or before each
-        setter = np.concatenate([np.zeros((B, 1), dtype=first.dtype), first[:, :-1]], axis=1)
-        dominated |= tied & (np.take_along_axis(x, setter, axis=1) < x)
+    x, y = mu[:, :, 0], mu[:, :, 1]
+    start = np.lexsort((y.mean(axis=0), x.mean(axis=0))).astype(np.int64)
     out = np.empty((B, C), dtype=bool)
-    np.put_along_axis(out, order, ~dominated, axis=1)
+    step = max(1, 2_000_000 // max(C, 1))
+    for lo in range(0, B, step):
+        out[lo:lo + step] = nondominated_2d_kernel(x[lo:lo + step], y[lo:lo + step], start)
     return out
 
 
 def multiplier_resamples(means: np.ndarray, samples: list, rng, resamples: int = RESAMPLES):
-    """(B, C, m) resampled means of designs with replications ``samples[k]`` (n_k, m), by the
-    shared Gaussian multiplier bootstrap (module docstring)."""
+    """(B, C, m) resampled means of designs with replications ``samples[k]`` (n_k, m), or one
+    (C, n, m) array of them, by the shared Gaussian multiplier bootstrap (module docstring)."""
+    resid, g, t = _multiplier_draws(means, samples, rng, resamples)
     C, m = means.shape
-    reps = max((len(s) for s in samples), default=0)
-    g = rng.standard_normal((resamples, max(reps, 1)))
-    resid = np.zeros((C, max(reps, 1), m))
-    for k, s in enumerate(samples):
-        n = len(s)
-        if n >= 2:
-            resid[k, :n] = (np.asarray(s, dtype=float) - means[k]) * (math.sqrt(n / (n - 1)) / n)
-    if reps <= 32:  # a few replications: multiply-adds (a small BLAS call costs more)
-        shift = np.zeros((resamples, C, m))
-        for r in range(reps):
-            shift += g[:, r, None, None] * resid[None, :, r, :]
-    else:  # in blocks of designs: each BLAS call short (a signal waits for the one running)
-        shift = np.empty((resamples, C, m))
-        for lo in range(0, C, 256):
-            block = resid[lo:lo + 256]
-            shift[:, lo:lo + len(block)] = (g @ block.transpose(1, 0, 2).reshape(block.shape[1], -1)
-                                            ).reshape(resamples, len(block), m)
+    reps = resid.shape[1]
+    if reps <= 32:  # a few replications: compiled (a small threaded BLAS call can take 100x longer
+        # when the other core is busy), in blocks of designs so that a signal waits for one short call
+        from mopt.core.uncertainty_kernels import multiplier_kernel
+
+        step = max(1, 4_000_000 // max(resamples * reps * m, 1))
+        by_rep = np.ascontiguousarray(resid.transpose(1, 0, 2))  # (R, C, m)
+        return np.concatenate([multiplier_kernel(np.ascontiguousarray(means[lo:lo + step], dtype=float), g,
+                                                 np.ascontiguousarray(by_rep[:, lo:lo + step]),
+                                                 t[:, lo:lo + step])
+                               for lo in range(0, max(C, 1), step)], axis=1)
+    shift = np.empty((resamples, C, m))  # many: BLAS, in blocks of designs (short calls)
+    for lo in range(0, C, 256):
+        block = resid[lo:lo + 256]
+        shift[:, lo:lo + len(block)] = (g @ block.transpose(1, 0, 2).reshape(block.shape[1], -1)
+                                        ).reshape(resamples, len(block), m)
+    shift *= t[:, :, None]
+    return means[None, :, :] + shift
+
+
+def _multiplier_draws(means, samples, rng, resamples):
+    """``(resid, g, t)``: the designs' scaled residuals (C, R, m) (zero rows past a design's count),
+    the shared weights (B, R) and the Student-t scales (B, C) of :func:`multiplier_resamples`."""
+    C, m = means.shape
+    if isinstance(samples, np.ndarray):  # (C, n, m): equal counts
+        lengths = np.full(len(samples), samples.shape[1] if samples.ndim == 3 else 0)
+    else:
+        lengths = np.array([len(s) for s in samples], dtype=np.int64)
+    reps = max(int(lengths.max(initial=0)), 1)
+    g = rng.standard_normal((resamples, reps))
+    scale = np.where(lengths >= 2, np.sqrt(lengths / np.maximum(lengths - 1, 1)) / np.maximum(lengths, 1), 0.0)
+    if len(samples) and (lengths == reps).all() and C * reps * m <= 1_000_000:  # one array
+        resid = (np.asarray(samples, dtype=float) - means[:, None, :]) * scale[:, None, None]
+    else:
+        resid = np.zeros((C, reps, m))
+        for k, s in enumerate(samples):
+            resid[k, :len(s)] = (np.asarray(s, dtype=float) - means[k]) * scale[k]
     # the error estimate is itself uncertain: scale each draw by sqrt((n - 1) / chi2(n - 1)), so
     # that a mean varies as Student's t (Jeffreys' prior), not as a normal of known variance
-    k = np.array([max(len(s), 2) - 1 for s in samples], dtype=float)
-    shift *= np.sqrt(k / _chi2(k, rng, resamples))[:, :, None]
-    return means[None, :, :] + shift
+    k = np.maximum(lengths, 2) - 1.0
+    return resid, g, np.sqrt(k / _chi2(k, rng, resamples))
+
+
+def _bootstrap_nondominated_2d(means, samples, rng, resamples):
+    """(B, C) bool: :func:`nondominated` of :func:`multiplier_resamples` for two objectives and
+    at most 32 replications, fused in one compiled pass (the same draws, without storing them)."""
+    from mopt.core.uncertainty_kernels import bootstrap_nondominated_2d
+
+    resid, g, t = _multiplier_draws(means, samples, rng, resamples)
+    C, R = resid.shape[:2]
+    start = np.lexsort((means[:, 1], means[:, 0]))  # designs in the order of their means
+    rx, ry = (np.ascontiguousarray(resid[start, :, j].T) for j in (0, 1))
+    mx, my = (np.ascontiguousarray(means[start, j], dtype=float) for j in (0, 1))
+    ts = t if t.strides[1] == 0 else np.ascontiguousarray(t[:, start])  # one count: all columns equal
+    out = np.empty((resamples, C), dtype=bool)
+    step = max(1, 4_000_000 // max(C * R, 1))  # blocks of resamples: a signal waits for one short call
+    for lo in range(0, resamples, step):
+        out[lo:lo + step, start] = bootstrap_nondominated_2d(mx, my, g[lo:lo + step], rx, ry, ts[lo:lo + step])
+    return out
 
 
 def _chi2(k: np.ndarray, rng, resamples: int) -> np.ndarray:
@@ -173,9 +213,13 @@ def _chi2(k: np.ndarray, rng, resamples: int) -> np.ndarray:
     (its 1 % quantile within 3 % from k = 10 on), the exact quantile below."""
     from scipy.stats import chi2, norm
 
+    values = np.unique(k)
+    if len(values) == 1:  # one count: one draw per resample, shared by all (no quantiles needed)
+        return np.broadcast_to(np.maximum(rng.chisquare(values[0], resamples), 1e-12)[:, None],
+                               (resamples, len(k)))
     z = rng.standard_normal(resamples)
     out = np.empty((resamples, len(k)))
-    for value in np.unique(k):
+    for value in values:
         cols = k == value
         if value >= 10:
             a = 2.0 / (9.0 * value)
@@ -190,6 +234,54 @@ def normal_resamples(means: np.ndarray, ses: np.ndarray, rng, resamples: int = R
     """(B, C, m) means drawn independently from N(mean, se^2) (se NaN: the mean itself)."""
     sd = np.where(np.isfinite(ses), ses, 0.0)
     return means[None] + sd[None] * rng.standard_normal((resamples, *means.shape))
+
+
+def _resampled_nondominated(means, ses, cand, samples, rng, resamples):
+    """(B, len(cand)) bool: which candidates are non-dominated in each resample. Designs with the
+    same replications (equivalent strategies: equal in every resample) are resampled and tested
+    once; designs without replications (``samples`` None, or its entry None) are drawn from
+    independent normals."""
+    have = (np.zeros(len(cand), dtype=bool) if samples is None
+            else np.array([samples[k] is not None for k in cand], dtype=bool))
+    with_reps, others = np.flatnonzero(have), np.flatnonzero(~have)
+    rep, column, stacked = _distinct([samples[cand[j]] for j in with_reps])
+    columns = np.empty(len(cand), dtype=np.int64)
+    columns[with_reps] = column
+    columns[others] = len(rep) + np.arange(len(others))
+    firsts = cand[with_reps[rep]]
+    if len(rep) and not len(others) and means.shape[1] == 2 and stacked is not None and stacked.shape[1] <= 32:
+        return _bootstrap_nondominated_2d(means[firsts], stacked[rep], rng, resamples)[:, columns]
+    parts = []
+    if len(rep):
+        parts.append(multiplier_resamples(
+            means[firsts], [samples[k] for k in firsts] if stacked is None else stacked[rep], rng, resamples))
+    if len(others):
+        parts.append(normal_resamples(means[cand[others]], ses[cand[others]], rng, resamples))
+    mu = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+    return nondominated(mu)[:, columns]
+
+
+def _distinct(arrays: list) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, column, stacked)``: the index of the first of each distinct array (equal shape
+    and values), in order of first appearance, each array's column (its distinct array's rank),
+    and the arrays as one (None unless they have one shape)."""
+    if not arrays:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), None
+    shapes = {np.shape(a) for a in arrays}
+    stacked = None
+    if len(shapes) == 1:  # one array of rows; a row's bytes as one value, compared by np.unique
+        stacked = np.ascontiguousarray(arrays, dtype=float)
+        rows = stacked.reshape(len(arrays), -1)
+        keys = rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    else:
+        seen: dict = {}
+        inverse = np.array([seen.setdefault((np.shape(a), np.ascontiguousarray(a, dtype=float).tobytes()),
+                                            len(seen)) for a in arrays])
+        first = np.array([list(inverse).index(c) for c in range(len(seen))])
+    rank = np.empty(len(first), dtype=np.int64)  # order the distinct arrays by first appearance
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return np.sort(first), rank[np.asarray(inverse).ravel()], stacked
 
 
 def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resamples=RESAMPLES,
@@ -212,13 +304,7 @@ def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resampl
         return p, summary
     front = pareto_mask(means)
     cand = np.flatnonzero(screen(means, ses) | front)
-    mu = normal_resamples(means[cand], ses[cand], rng, resamples)
-    if samples is not None:  # designs whose replications are at hand (None: drawn as above)
-        have = np.array([samples[k] is not None for k in cand], dtype=bool)
-        if have.any():
-            mu[:, have] = multiplier_resamples(means[cand[have]], [samples[k] for k in cand[have]], rng,
-                                               resamples)
-    nd = nondominated(mu)
+    nd = _resampled_nondominated(means, ses, cand, samples, rng, resamples)
     p[cand] = nd.mean(axis=0)
     on = front[cand]
     summary["p_correct_selection"] = float((nd == on[None, :]).all(axis=1).mean())
@@ -235,25 +321,25 @@ def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
     """``evaluations`` with ``p_nondominated`` and ``<objective>_lo`` / ``_hi`` appended, and the
     front's summary (for ``Result.info["uncertainty"]``)."""
     objectives = list(objectives)
-    ev = evaluations.copy()
-    means = ev[objectives].to_numpy(dtype=float)
-    ses = ev[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)
-    p, summary = front_uncertainty(means, ses, ev["design"].to_numpy(), samples=samples, rng=rng,
-                                   resamples=resamples, level=level)
-    ev["p_nondominated"] = p
-    n = ev["n_reps"].to_numpy()
+    column = lambda name: evaluations[name].to_numpy(dtype=float)  # noqa: E731 - one column at a time is quicker
+    means = np.column_stack([column(o) for o in objectives])
+    ses = np.column_stack([column(f"{o}_se") for o in objectives])
+    p, summary = front_uncertainty(means, ses, evaluations["design"].to_numpy(), samples=samples,
+                                   rng=rng, resamples=resamples, level=level)
+    n = evaluations["n_reps"].to_numpy()
     few = (p > UNCERTAIN[0]) & (n < MIN_REPS)
     if few.any():
-        ids = ev["design"].to_numpy()[few]
+        ids = evaluations["design"].to_numpy()[few]
         listed = ", ".join(str(int(d)) for d in ids[:10]) + (f", ... ({len(ids) - 10} more)" if len(ids) > 10 else "")
         summary["warning"] = (f"P(non-dominated) is over-confident below {MIN_REPS} replications: "
                               f"{len(ids)} design(s) that may be on the front have fewer ({listed}); "
                               f"give each at least {MIN_REPS} (mopt.refine, mopt frontier --refine B, or n_reps).")
     lo, hi = intervals(means, ses, n, level)
+    added = {"p_nondominated": p}
     for j, o in enumerate(objectives):
-        ev[f"{o}_lo"] = lo[:, j]
-        ev[f"{o}_hi"] = hi[:, j]
-    return ev, summary
+        added[f"{o}_lo"] = lo[:, j]
+        added[f"{o}_hi"] = hi[:, j]
+    return pd.concat([evaluations, pd.DataFrame(added, index=evaluations.index)], axis=1), summary
 
 
 def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=None,

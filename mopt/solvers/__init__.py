@@ -21,7 +21,7 @@ METHODS.update({cls.name: cls for cls in (IOO, EOO, EooOcba)})  # iOO/eOO: multi
 
 
 def solve(problem, method: str, *, budget=None, seed=None, executor=None, journal=None, progress=False,
-          batch_size=None, **options):
+          batch_size=None, uncertainty=True, **options):
     """Search ``problem`` with ``method`` and return a :class:`~mopt.Result`.
 
     Parameters
@@ -48,6 +48,12 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, journa
     batch_size : int or None
         Design × replication pairs per batch (None: all at once in-process, about eight batches
         per worker on an executor).  Results do not depend on it.
+    uncertainty : bool
+        Compute how sure the result is (default): ``p_nondominated`` and ``<objective>_lo`` /
+        ``_hi`` columns and ``info["uncertainty"]`` (:mod:`mopt.core.uncertainty`).  False leaves
+        them out, for searches whose answer is only scored or used inside another search
+        (``compare``'s macroreplications, the stages of ``ioo``/``eoo``); the other columns are
+        the same either way.
     **options
         Method options (e.g. ``n_reps`` for ``exhaustive``, ``alpha`` for ``blind_pick``).
 
@@ -80,4 +86,4 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, journa
     if method not in METHODS:
         raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r}.")
     return run(problem, METHODS[method](**options), budget=budget, seed=seed, executor=executor,
-               journal=journal, progress=progress, batch_size=batch_size)
+               journal=journal, progress=progress, batch_size=batch_size, uncertainty=uncertainty)

@@ -313,8 +313,10 @@ def _open_journal(journal, problem, seed):
 
 
 def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journal=None, progress=False,
-        batch_size=None) -> Result:
+        batch_size=None, uncertainty=True) -> Result:
     """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
+    if not isinstance(uncertainty, (bool, np.bool_)):
+        raise InputError(f"'uncertainty' must be True or False; got {uncertainty!r}.")
     given = budget is not None
     budget = check_int("budget", budget, low=1, high=MAX_REPS) if given else solver._default_budget(problem)
     if batch_size is not None:
@@ -339,18 +341,13 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
             reused += _round(state, plan, runner, jr, bar, batch_size)
             state.spent += total
     finally:
-        runner.close()
-        if bar is not None:
-            bar.close()
-        if own:
-            jr.close()
+        close_search(runner, bar, jr if own else None)
     order = state.sampled()
-    samples = [state.samples[int(i)] for i in order]
-    evaluations = summarise(problem.designs_frame(order), samples, problem.objectives)
-    # how sure (mopt.core.uncertainty): from the replications, seeded by the run's seed
-    evaluations, uncertainty = annotate(evaluations, problem.objectives, samples=samples,
-                                        rng=np.random.default_rng([entropy, 0x0CE7]))
-    info = {"budget": int(budget), **solver._info(state), "uncertainty": uncertainty}
+    evaluations, how_sure = evaluations_of(problem, order, [state.samples[int(i)] for i in order], entropy,
+                                           uncertainty=uncertainty)
+    info = {"budget": int(budget), **solver._info(state)}
+    if how_sure is not None:
+        info["uncertainty"] = how_sure
     if jr is not None:
         info["journal"] = {"path": str(jr.path), "reused": int(reused), "simulated": int(state.spent - reused)}
     return Result(
@@ -361,6 +358,25 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
         evaluations=evaluations,
         info=info,
     )
+
+
+def close_search(runner, bar, journal) -> None:
+    """Release what a search held: its runner, its progress bar and (when it opened it) its journal."""
+    runner.close()
+    if bar is not None:
+        bar.close()
+    if journal is not None:
+        journal.close()
+
+
+def evaluations_of(problem, order, samples, entropy, *, uncertainty=True):
+    """``(evaluations, how_sure)``: the summary of designs ``order`` with replications ``samples``
+    and, unless ``uncertainty`` is False (then None), how sure (:mod:`mopt.core.uncertainty`, from
+    the replications, seeded by the run's seed ``entropy``)."""
+    evaluations = summarise(problem.designs_frame(np.asarray(order, dtype=np.int64)), samples, problem.objectives)
+    if not uncertainty:
+        return evaluations, None
+    return annotate(evaluations, problem.objectives, samples=samples, rng=np.random.default_rng([entropy, 0x0CE7]))
 
 
 def _round(state, groups, runner, journal, bar, batch_size) -> int:

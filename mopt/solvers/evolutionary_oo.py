@@ -178,14 +178,14 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw, seen=None)
     stage_seed = int(rng.integers(0, 2**63 - 1))
     if method not in ("eoo", "eoo_ocba"):
         name, opts, b = _fixed_search(prob, method, o)
-        res = solve(prob, name, budget=b, seed=stage_seed, **opts, **solve_kw)
+        res = solve(prob, name, budget=b, seed=stage_seed, uncertainty=False, **opts, **solve_kw)
         return prob.design(_best(res)), res.n_evals
     n_rough, n_acc, s, rough = _stage_plan(prob, o, budget)
     sample = None if rough == prob.n_designs else rough
     spend = rough * n_rough + s * (n_acc - n_rough)  # eOO's spending on this stage
     if method == "eoo" or prob.n_designs == 1:  # (one schedule: nothing to allocate)
         oo = {"n_rough": n_rough, "n_accurate": n_acc, "s": s, "sample": sample}
-        res = solve(prob, "oo", seed=stage_seed, **oo, **solve_kw)
+        res = solve(prob, "oo", seed=stage_seed, uncertainty=False, **oo, **solve_kw)
         return prob.design(_best(res)), res.n_evals
     n0, k = _ocba_plan(o["n0"], n_rough, rough, spend)
     delta = max(10, (spend - k * n0) // 8)  # about 8 allocation rounds (ours; each costs a call per group)
@@ -195,7 +195,8 @@ def _search(mp, method, o, start, end, state, budget, seed, solve_kw, seen=None)
         # every replication costs its own, so only what OCBA asks for is simulated
         prob.tabulate(n_acc)
     sample = None if k == prob.n_designs else k
-    res = solve(prob, "ocba", budget=spend, seed=stage_seed, n0=n0, delta=delta, sample=sample, **solve_kw)
+    res = solve(prob, "ocba", budget=spend, seed=stage_seed, n0=n0, delta=delta, sample=sample, uncertainty=False,
+                **solve_kw)
     return prob.design(_best(res, n0)), res.n_evals
 
 

@@ -18,7 +18,7 @@ from mopt.core.execute import Runner
 from mopt.core.pareto import pareto_mask
 from mopt.core.result import Result, summarise
 from mopt.core.uncertainty import annotate, screen
-from mopt.solvers.base import SearchState, _open_journal, _plan, _round, progress_bar, requests
+from mopt.solvers.base import SearchState, _open_journal, _plan, _round, close_search, progress_bar, requests
 from mopt.solvers.mocba import mocba_allocation
 
 __all__ = ["refine"]
@@ -120,11 +120,7 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
             _round(state, _plan(state, requests(designs, add)), runner, jr, bar, None)
             state.spent += int(add.sum())
     finally:
-        runner.close()
-        if bar is not None:
-            bar.close()
-        if own:
-            jr.close()
+        close_search(runner, bar, jr if own else None)
     spent = state.spent - int(have.sum())
     refined = summarise(problem.designs_frame(designs), [state.samples[int(i)] for i in designs],
                         problem.objectives)

@@ -131,3 +131,52 @@ def test_calibration_on_a_known_front():
         assert abs(row["observed"] - row["predicted"]) <= 3 * row["se"] + 0.01, table
     _, predicted, observed = _calibration(10, 100)
     assert abs(predicted - observed) <= 0.05 + 3 * np.sqrt(observed * (1 - observed) / 100), (predicted, observed)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_fused_bootstrap_equals_resampling_then_testing(ties):
+    # the compiled one-pass path (two objectives, equal counts <= 32) draws exactly what
+    # multiplier_resamples draws and decides exactly what nondominated decides
+    rng = np.random.default_rng(31 + ties)
+    for _ in range(20):
+        c, n = int(rng.integers(1, 40)), int(rng.integers(1, 12))
+        samples = rng.random((c, n, 2)) * 3
+        if ties:  # equal makespans across designs, as ExPERT's strategies under common numbers
+            samples[:, :, 0] = np.round(samples[:, :, 0])
+            samples[rng.random(c) < 0.3] = samples[0]
+        means = samples.mean(axis=1)
+        fused = U._bootstrap_nondominated_2d(means, samples, np.random.default_rng(5), 64)
+        apart = U.nondominated(U.multiplier_resamples(means, samples, np.random.default_rng(5), 64))
+        assert (fused == apart).all()
+
+
+def test_two_objective_sweep_far_from_its_starting_order():
+    # more than 16 C + 64 insertion moves: the kernel sorts afresh by x, then orders the ties
+    from mopt.core.uncertainty_kernels import nondominated_2d_kernel
+
+    rng = np.random.default_rng(8)
+    x = rng.random((6, 300))
+    y = np.round(rng.random((6, 300)) * 4)
+    x[:, :50] = np.round(x[:, :50], 1)  # ties in x
+    start = np.argsort(-x.mean(axis=0))  # reversed: about C^2 / 4 moves
+    nd = nondominated_2d_kernel(x, y, start)
+    for b in range(len(x)):
+        assert (nd[b] == ~_dominated_brute(np.column_stack([x[b], y[b]]))).all()
+
+
+def test_designs_with_the_same_replications_are_resampled_once():
+    a, b = np.arange(6.0).reshape(3, 2), np.ones((3, 2))
+    first, column, stacked = U._distinct([a, b, a.copy(), b, np.zeros((3, 2))])
+    assert first.tolist() == [0, 1, 4] and column.tolist() == [0, 1, 0, 1, 2] and stacked.shape == (5, 3, 2)
+    first, column, stacked = U._distinct([a, np.ones((2, 2)), a])  # unequal counts
+    assert first.tolist() == [0, 1] and column.tolist() == [0, 1, 0] and stacked is None
+
+
+def test_a_search_without_uncertainty_has_the_same_other_columns():
+    prob = mopt.NormalProblem([[1, 5], [2, 2], [5, 1], [6, 6]], sd=0.5)
+    sure = mopt.solve(prob, "exhaustive", seed=3, n_reps=4)
+    bare = mopt.solve(prob, "exhaustive", seed=3, n_reps=4, uncertainty=False)
+    assert "uncertainty" not in bare.info and "p_nondominated" not in bare.evaluations.columns
+    assert bare.evaluations.equals(sure.evaluations[list(bare.evaluations.columns)])
+    with pytest.raises(mopt.InputError, match="'uncertainty'"):
+        mopt.solve(prob, "exhaustive", seed=3, uncertainty="no")
