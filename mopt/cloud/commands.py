@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["add_simulate", "add_vm_key", "check_cloud_options", "named_policy", "run"]
+__all__ = ["add_simulate", "add_vm_key", "check_cloud_options", "named_policy", "report_beside", "run"]
 
 #: the largest exponent of U accepted on the command line (ours): (R_J/R_V)^α of a half-used cloud
 #: underflows to 0 from α ≈ 1075 on, and every U with it (the portfolio's gain over a constituent
@@ -97,6 +97,7 @@ def run(args) -> int:
     stem = Path(args.trace).name.split(".")[0]
     out = check_out_file(args.out if args.out is not None else f"mopt-simulate-{stem}-{policy.name}.csv",
                          inputs=trace_files(args.trace))  # before the run
+    page = check_out_file(report_beside(out), "--out (its report)", inputs=(out, *trace_files(args.trace)))
     jobs = load_jobs(args.trace, args.size_limit)
     wide = int((jobs["n_procs"] > args.max_vms).sum())
     if wide and not args.drop_wide:
@@ -118,5 +119,34 @@ def run(args) -> int:
     print(f"  R_J {s['R_J']:.0f} VM-s   R_V {s['R_V']:.0f} VM-s   utilisation {s['utilisation']:.3f}")
     print(f"  mean bounded slowdown {s['bsd']:.3f}   charged {s['vm_hours']:.0f} VM-hours")
     print(f"  utility U = {s['utility']:.3f} (kappa 100, alpha {args.alpha:g}, beta {args.beta:g})")
-    print(f"wrote {out}")
+    _simulate_report(page, args, policy.name, result)
+    print(f"wrote {out}, {page}")
     return 0
+
+
+def report_beside(out: Path) -> Path:
+    """The report page written beside the output file ``out``: ``<name>.report.html``."""
+    return out.with_name(f"{out.stem}.report.html")
+
+
+def _simulate_report(page: Path, args, name: str, result) -> None:
+    """``mopt simulate``'s report: every job's bounded slowdown against its submission, the summary."""
+    import pandas as pd
+
+    from mopt.report.summary_page import Scatter, write_summary_report
+
+    s = result.summary
+    jobs = result.jobs.assign(submit_day=result.jobs["submit"] / 86400.0)
+    summary = pd.DataFrame([{"policy": name, "jobs": s["n_jobs"], "R_J [VM-s]": s["R_J"], "R_V [VM-s]": s["R_V"],
+                             "utilisation": s["utilisation"], "mean bounded slowdown": s["bsd"],
+                             "charged VM-hours": s["vm_hours"], "utility U": s["utility"]}])
+    write_summary_report(
+        page, title=f"mopt simulate: {name} on {args.trace}",
+        lead=f"{s['n_jobs']:,} jobs, {args.runtime} runtimes, boot {args.boot_delay:g} s, at most "
+             f"{args.max_vms} VMs: mean bounded slowdown {s['bsd']:.3f}, {s['vm_hours']:,.0f} charged VM-hours.",
+        tables=[("Summary", summary)],
+        scatter=Scatter(jobs, "submit_day", "bsd", "submission [days from the trace's start]",
+                        "bounded slowdown (log)", label="job_id", hover=("wait", "run", "n_procs"), log_y=True),
+        facts={"command": "mopt simulate", "trace": args.trace, "policy": name, "runtime": args.runtime,
+               "VM key": args.vm_key, "alpha": args.alpha, "beta": args.beta})
+

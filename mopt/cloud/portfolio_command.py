@@ -151,8 +151,25 @@ def run(args) -> int:
           f"portfolio U = {u:.3f} ({100 * table.loc[best, 'gain']:+.1f} %), "
           f"{prun.summary['selections']:,} selections, "
           f"{prun.summary['online_simulations']:,} online simulations")
-    print(f"wrote {out / 'portfolio.csv'}, {out / 'selections.csv'}, {out / 'portfolio.png'}")
+    _report(out / "report.html", args, table, len(jobs))
+    print(f"wrote {out / 'portfolio.csv'}, {out / 'selections.csv'}, {out / 'portfolio.png'}, {out / 'report.html'}")
     return 0
+
+
+def _report(page, args, table, n_jobs: int) -> None:
+    """``mopt portfolio``'s report: constituents and portfolio, mean bounded slowdown against charged VM-hours."""
+    from mopt.report.summary_page import Scatter, write_summary_report
+
+    shown = table.assign(gain=100 * table["gain"]).rename(columns={"gain": "portfolio's gain in U [%]"})
+    write_summary_report(
+        page, title=f"mopt portfolio: {args.trace}",
+        lead=f"{n_jobs:,} jobs, {args.runtime} runtimes; the portfolio of {len(table) - 1} policies "
+             f"(Δ = {args.budget}, period {args.period} x 20 s) against each of them alone.",
+        tables=[("Portfolio and constituents", shown)],
+        scatter=Scatter(table, "vm_hours", "bsd", "charged VM-hours [h]", "mean bounded slowdown",
+                        label="policy", group="provisioning", hover=("utility",)),
+        facts={"command": "mopt portfolio", "trace": args.trace, "runtime": args.runtime, "Δ": args.budget,
+               "λ": args.ratio, "period": args.period, "alpha": args.alpha, "beta": args.beta, "seed": args.seed})
 
 
 def offered_load(jobs, max_vms: int) -> float:

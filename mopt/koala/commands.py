@@ -152,6 +152,8 @@ def run(args) -> int:
         raise InputError(f"'--set' applies to '--policy TAGS-sets' only; got --policy {', '.join(names)}.")
     policies = [_policy(name, args, env) for name in names]  # every input checked before simulating
     out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
+    page = None if out is None else check_out_file(out.with_name(f"{out.stem}.report.html"), "--out (its report)",
+                                                   inputs=(out, *trace_files(args.trace)))
     jobs = koala_trace(args.trace, first=args.first)
     rows = []
     for policy in tqdm(policies, desc="koala policies", unit="policy", file=sys.stderr, disable=args.quiet, leave=False, delay=1.0):
@@ -162,4 +164,19 @@ def run(args) -> int:
     print(table.to_string(index=False, float_format=lambda v: f"{v:,.3g}"))
     if out is not None:
         atomic_write(out, lambda p: table.to_csv(p, index=False))
+        _report(page, args, table, len(jobs), list(env.names))
+        print(f"wrote {out}, {page}")
     return 0
+
+
+def _report(page, args, table, n_jobs: int, sites: list) -> None:
+    """``mopt koala``'s report: the policies' mean slowdown against their public-cloud cost, the table."""
+    from mopt.report.summary_page import Scatter, write_summary_report
+
+    write_summary_report(
+        page, title=f"mopt koala: {args.trace} on {args.env}",
+        lead=f"{n_jobs:,} jobs of at most 32 processors on {args.env} {sites}; {len(table)} policies.",
+        tables=[("Policies", table)],
+        scatter=Scatter(table, "public_cost", "slowdown", "public-cloud cost [$]", "mean job slowdown",
+                        label="policy", hover=("wait", "utilisation")),
+        facts={"command": "mopt koala", "trace": args.trace, "environment": args.env, "seed": args.seed})

@@ -163,8 +163,28 @@ def run(args) -> int:
           f"σ/μ {cv:g}, noise {args.noise}, information {args.information}; '-': not run in that "
           "scenario")
     print(summary_table(summary).to_string())
-    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}, {figure}")
+    _report(out / "report.html", args, summary, n_seeds, cv)
+    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}, {figure}, {out / 'report.html'}")
     return 0
+
+
+def _report(page, args, summary, n_seeds: int, cv: float) -> None:
+    """``mopt vmc``'s report: each method's mean throughput per cell with its 95 % interval."""
+    from mopt.report.summary_page import Scatter, write_summary_report
+
+    points = summary.assign(cell=[f"{t} VMs {w} S{s}" for t, w, s in
+                                  zip(summary["theta"], summary["workload"], summary["scenario"])])
+    write_summary_report(
+        page, title="mopt vmc: virtual-cluster methods per period",
+        lead=f"Mean throughput (tasks per busy second) over {n_seeds} seed{'s' * (n_seeds > 1)} with its 95 % "
+             f"interval; σ/μ {cv:g}, noise {args.noise}, information {args.information}.",
+        tables=[("Throughput", summary_table(summary).reset_index().rename_axis(columns=None)),
+                ("Per cell and method", summary)],
+        scatter=Scatter(points, "cell", "mean", "cell (cluster size, workload, scenario)",
+                        "mean throughput [tasks / busy s]", label="method", group="method", error_y="ci95",
+                        hover=("seeds",)),
+        facts={"command": "mopt vmc", "seeds": n_seeds, "sample size": args.sample_size, "noise": args.noise,
+               "information": args.information, "σ/μ": cv})
 
 
 def summary_table(summary):
