@@ -41,6 +41,14 @@ from mopt.plot import (
 __all__ = ["plot_result", "plot_parallel"]
 
 
+def _prepare(result, family, objectives, caption):
+    """``(family, objectives, caption, evaluations, front)`` of a figure of ``result``: the
+    family (argument or ``result.info``), the objectives drawn, the caption (default: the run's)."""
+    caption = _caption(result) if caption is None else caption
+    return (_family_of(result, family), _objectives(result, objectives), caption, result.evaluations,
+            result.front)
+
+
 def _family_of(result, family):
     """The family named by ``family``, else by ``result.info["family"]`` if installed, else None."""
     if family is not None:
@@ -138,10 +146,7 @@ def plot_result(
     >>> [(ax.get_xlabel(), ax.get_ylabel()) for ax in fig.axes if ax.get_label() == "pair"]
     [('', 'f2'), ('f1', 'f3'), ('f2', '')]
     """
-    fam = _family_of(result, family)
-    names = _objectives(result, objectives)
-    caption = _caption(result) if caption is None else caption
-    ev, front = result.evaluations, result.front
+    fam, names, caption, ev, front = _prepare(result, family, objectives, caption)
     if len(names) <= 2:
         x, y = (names[0], names[1]) if len(names) == 2 else ("design", names[0])
         fig = plot_frontier(ev, front, chosen=chosen, statics=statics, ax=ax, title=title,
@@ -242,12 +247,9 @@ def plot_parallel(
     >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
     ['f1', 'f2', 'f3']
     """
-    fam = _family_of(result, family)
-    names = _objectives(result, objectives)
+    fam, names, caption, ev, front = _prepare(result, family, objectives, caption)
     if len(names) < 2:
         raise InputError(f"plot_parallel needs two objectives or more; got {names!r}.")
-    caption = _caption(result) if caption is None else caption
-    ev, front = result.evaluations, result.front
     noun = fam.noun[0] if fam is not None else "designs"
     if ax is None:
         fig = Figure(figsize=(max(6.0, 2.3 * len(names) + 1.5), 4.8), layout="constrained")
