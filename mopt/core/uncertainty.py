@@ -267,7 +267,7 @@ def _distinct(arrays: list) -> tuple[np.ndarray, np.ndarray]:
     and the arrays as one (None unless they have one shape)."""
     if not arrays:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), None
-    shapes = {np.shape(a) for a in arrays}
+    shapes = {a.shape if isinstance(a, np.ndarray) else np.shape(a) for a in arrays}
     stacked = None
     if len(shapes) == 1:  # one array of rows; a row's bytes as one value, compared by np.unique
         stacked = np.ascontiguousarray(arrays, dtype=float)
