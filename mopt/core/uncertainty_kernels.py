@@ -86,17 +86,14 @@ def bootstrap_nondominated_2d(mx, my, g, rx, ry, t):  # pragma: no cover - compi
 def _sweep(xs, ys, idx, out):  # pragma: no cover - compiled
     """Sort the points (xs, ys) (labels ``idx``, moved along) by (x, y), then mark ``out[label]``
     True where no point dominates. The sort is an insertion sort, about C steps on nearly sorted
-    points; when it has moved 16 C + 64 times the points were far from sorted, and a merge sort
-    by x orders them first. The sweep keeps the lowest y seen and the x of the first point that
+    points; when it has moved 16 C + 64 times the points were far from sorted, and a Shell sort
+    (Knuth's gaps 1, 4, 13, ...) finishes it (numba's argsort would add seconds of compilation to a
+    first run). The sweep keeps the lowest y seen and the x of the first point that
     reached it (the lowest x of that y, by the sort): a point is dominated iff that y is lower than
     its own, or equal with a lower x."""
     C = len(xs)
     if not _insertion_sort(xs, ys, idx, 16 * C + 64):
-        order = np.argsort(xs, kind="mergesort")
-        xs[:] = xs[order]
-        ys[:] = ys[order]
-        idx[:] = idx[order]
-        _insertion_sort(xs, ys, idx, C * C + 64)  # sorted by x: orders the ties by y
+        _shell_sort(xs, ys, idx)
     low = np.inf
     low_x = np.inf
     for k in range(C):
@@ -128,3 +125,26 @@ def _insertion_sort(xs, ys, idx, limit):  # pragma: no cover - compiled
         if moves > limit:
             return False
     return True
+
+
+@njit(cache=True)
+def _shell_sort(xs, ys, idx):  # pragma: no cover - compiled
+    """Sort (xs, ys, idx) in place by (x, y): Shell sort with Knuth's gaps (its last pass, gap 1,
+    is an insertion sort)."""
+    n = len(xs)
+    gap = 1
+    while gap < n // 3:
+        gap = 3 * gap + 1
+    while gap >= 1:
+        for k in range(gap, n):
+            xi, yi, ii = xs[k], ys[k], idx[k]
+            j = k - gap
+            while j >= 0 and (xs[j] > xi or (xs[j] == xi and ys[j] > yi)):
+                xs[j + gap] = xs[j]
+                ys[j + gap] = ys[j]
+                idx[j + gap] = idx[j]
+                j -= gap
+            xs[j + gap] = xi
+            ys[j + gap] = yi
+            idx[j + gap] = ii
+        gap //= 3
