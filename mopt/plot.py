@@ -25,6 +25,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogFormatter
 
+from mopt.core.moved import moved_names
 from mopt.core.outputs import atomic_write
 
 __all__ = ["plot_frontier", "save_figure", "plain_log_ticks", "plain_number", "PlainLogFormatter", "method_label", "label_points",
@@ -439,3 +440,6 @@ def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: int = 150) -> Path
     fmt = path.suffix[1:].lower() or "png"
     atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=dpi))
     return path
+
+
+__getattr__ = moved_names(__name__, {"plot_progress": "mopt.progress_plot.plot_progress"})

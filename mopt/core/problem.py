@@ -21,6 +21,7 @@ from pymoo.core.problem import Problem
 
 from mopt.core import interop, space
 from mopt.core.errors import InputError, check_int
+from mopt.core.moved import moved_names
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
@@ -419,3 +420,6 @@ def _objective_names(objectives, parameters: tuple[str, ...]) -> tuple[str, ...]
     return tuple(str(n) for n in names)
 
 
+
+
+__getattr__ = moved_names(__name__, {"FunctionProblem": "mopt.core.function_problem.FunctionProblem"})

@@ -126,11 +126,11 @@ def simulate_parameters(env: Environment, params: dict, keys, observed=None) -> 
     table = np.column_stack([params[c].astype(float) for c in params])
     unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
     args = {c: np.ascontiguousarray(params[c][first]) for c in params}
+    bot, strategies = _engine.BoT(**env.engine_arguments()), _engine.Strategies(**args)
     if observed is None:
-        reps = _engine.simulate(**env.engine_arguments(), **args, keys=keys)
+        reps = _engine.simulate(bot, strategies, keys)
     else:
-        reps = _engine.simulate_observed(**env.engine_arguments(), **args, keys=keys,
-                                         **observed.engine_state(env))
+        reps = _engine.simulate_observed(bot, strategies, keys, **observed.engine_state(env))
     if np.isnan(reps).any():
         bad = int(np.flatnonzero(np.isnan(reps).any(axis=(1, 2)))[0])
         raise MoptError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mopt.core.errors import InputError
+from mopt.core.moved import moved_names
 from mopt.solvers.base import Solver, run
 from mopt.solvers.blind_pick import BlindPick
 from mopt.solvers.evolutionary_oo import EOO, IOO, EooOcba
@@ -87,3 +88,6 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, journa
         raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r}.")
     return run(problem, METHODS[method](**options), budget=budget, seed=seed, executor=executor,
                journal=journal, progress=progress, batch_size=batch_size, uncertainty=uncertainty)
+
+
+__getattr__ = moved_names(__name__, {"EOOOCBA": "mopt.solvers.evolutionary_oo.EooOcba"})

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.moved import moved_names
 from mopt.core.multiperiod import MultiPeriodProblem, MultiPeriodResult, Stage
 from mopt.core.problem import check_reps
 from mopt.core.random import resolve_seed
@@ -317,3 +318,6 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
     st = mp.drain(state, design, end)
     rows.append(_row("drain", end, end + st.busy_time, mp, design, st, 0.0, 0))
     return MultiPeriodResult(method=method, seed=entropy, scenario=mp.scenario, stages=pd.DataFrame(rows))
+
+
+__getattr__ = moved_names(__name__, {"EOOOCBA": "mopt.solvers.evolutionary_oo.EooOcba"})

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pytest
 
-from mopt.expert._engine import N_INFINITE, OUTPUT_COLUMNS, simulate, uniform
+from mopt.expert._engine import N_INFINITE, OUTPUT_COLUMNS, BoT, Strategies, simulate, uniform
 
 MAKESPAN, COST, T_TAIL, N_TAIL, MAX_BUSY, MAX_QUEUE, N_REL_SENT = range(7)
 INF = math.inf
@@ -43,27 +43,12 @@ def run(
     def col(name, default=None):
         return np.array([strategy.get(name, default) for strategy in strategies])
 
-    return simulate(
-        n_tasks,
-        n_unreliable,
-        t_r,
-        d0,
-        1.0,
-        10.0,
-        1.0,
-        np.array(fs_table, dtype=float),
-        np.array(gamma_breaks, dtype=float),
-        np.array(gamma_values, dtype=float),
-        col("N").astype(np.int64),
-        col("T").astype(float),
-        col("D").astype(float),
-        col("n_rel").astype(np.int64),
-        col("combine", False).astype(bool),
-        col("combined", False).astype(bool),
-        col("budget", INF).astype(float),
-        np.array(keys, dtype=np.uint64),
-        max_instances=max_instances,
-    )
+    bot = BoT(n_tasks, n_unreliable, t_r, d0, 1.0, 10.0, 1.0, np.array(fs_table, dtype=float),
+              np.array(gamma_breaks, dtype=float), np.array(gamma_values, dtype=float))
+    strategies = Strategies(col("N").astype(np.int64), col("T").astype(float), col("D").astype(float),
+                            col("n_rel").astype(np.int64), col("combine", False).astype(bool),
+                            col("combined", False).astype(bool), col("budget", INF).astype(float))
+    return simulate(bot, strategies, np.array(keys, dtype=np.uint64), max_instances=max_instances)
 
 
 def row(strategy, **kw):
@@ -649,9 +634,10 @@ def test_tail_phase_of_one_replication_equals_its_row_of_the_batch():
     keys = np.array([5, 9, 2024], np.uint64)
     t_tail, rem_task, rem_send = 3000.0, np.array([3, 17, 40]), np.array([1500.0, 2800.0, 2950.0])
     columns = [np.array(c) for c in zip(*strategies, strict=True)]
-    batch = simulate_observed(**a, N=columns[0], T=columns[1], D=columns[2], n_rel=columns[3],
-                              combine=columns[4], combined_throughput=np.zeros(4, bool), budget=columns[5],
-                              keys=keys, t_tail=t_tail, cost_paid=10.0, rem_task=rem_task,
+    batch = simulate_observed(BoT(**a), Strategies(N=columns[0], T=columns[1], D=columns[2], n_rel=columns[3],
+                                                   combine=columns[4], combined_throughput=np.zeros(4, bool),
+                                                   budget=columns[5]),
+                              keys, t_tail=t_tail, cost_paid=10.0, rem_task=rem_task,
                               rem_send=rem_send, running_deadline=a["d0"])
     end, success = running_outcomes(a["fs_table"], a["gamma_breaks"], a["gamma_values"], t_tail, a["d0"],
                                     rem_task, rem_send, keys)

@@ -39,7 +39,7 @@ def _strategy_arrays(rows):
 def _both(env, rows, keys):
     strategies = _strategy_arrays(rows)
     keys = np.asarray(keys, dtype=np.uint64)
-    fast = _engine.simulate(*env, *strategies, keys, max_instances=MAX_INSTANCES)
+    fast = _engine.simulate(_engine.BoT(*env), _engine.Strategies(*strategies), keys, max_instances=MAX_INSTANCES)
     slow = reference.simulate(*env, *strategies, keys, max_instances=MAX_INSTANCES)
     return fast, slow
 

@@ -104,3 +104,24 @@ def test_event_loop_counts_no_references():
     """The loop reads arrays out of named tuples at every step; with numba's reference counting
     on, each read costs an atomic increment and decrement (the loop ran ~10x slower)."""
     assert _tail_phase.targetoptions.get("_nrt") is False
+
+
+def test_the_batch_drivers_take_the_bot_the_strategies_and_the_keys():
+    """Issue #20: the batch drivers read as steps over argument groups, not 19 and 24 flat
+    parameters: ``simulate(bot, strategies, keys)``, the observed tail's state by keyword."""
+    import inspect
+
+    from mopt.expert import reference_environment
+    from mopt.expert._engine import BoT, Strategies, simulate, simulate_observed
+
+    for driver in (simulate, simulate_observed):
+        positional = [p.name for p in inspect.signature(driver).parameters.values()
+                      if p.kind is p.POSITIONAL_OR_KEYWORD]
+        assert positional == ["bot", "strategies", "keys"], (driver.__name__, positional)
+    bot = BoT(**reference_environment(0.1).engine_arguments())
+    one = np.ones(1)
+    strategies = Strategies(N=np.array([2]), T=one * 0.0, D=one * 2000.0, n_rel=np.array([3]),
+                            combine=np.zeros(1, bool), combined_throughput=np.zeros(1, bool),
+                            budget=np.full(1, np.inf))
+    out = simulate(bot, strategies, np.array([1, 2], np.uint64))
+    assert out.shape == (1, 2, len(OUTPUT_COLUMNS)) and not np.isnan(out).any()

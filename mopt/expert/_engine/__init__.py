@@ -49,6 +49,7 @@ from mopt.expert._engine.constants import (
     RUNNING_INSTANCE,
     TAIL_INSTANCE_OFFSET,
 )
+from mopt.expert._engine.groups import BoT, Strategies
 from mopt.expert._engine.observed import running_outcomes
 from mopt.expert._engine.queues import event_orders
 from mopt.expert._engine.random import reliable_run_cost, uniform
@@ -69,5 +70,7 @@ __all__ = [
     "running_outcomes",
     "simulate",
     "simulate_observed",
+    "BoT",
+    "Strategies",
     "needs_compilation",
 ]

@@ -15,7 +15,7 @@ from mopt.expert._engine.constants import (
     MAX_INSTANCES,
     OUTPUT_COLUMNS,
 )
-from mopt.expert._engine.groups import Model, Strategy, TailStart
+from mopt.expert._engine.groups import BoT, Model, Strategies, Strategy, TailStart
 from mopt.expert._engine.observed import (
     running_outcomes,
 )
@@ -94,24 +94,25 @@ def _in_threads(kernel, n_items, *args):
 #              strategy_variant[s])
 #   states     (t_tail, cost_paid, task, send, end, success, on_reliable, orders, n_rem): arrays,
 #              shape (n_variants, n_keys, ...), one tail state per (variant, key)
-def _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks, gamma_values):
+def _model(bot: BoT) -> Model:
     """The ``model`` of the kernels, with contiguous float64 tables."""
     return Model(
-        int(n_tasks), int(n_unreliable), float(t_r), float(c_ur),
-        reliable_run_cost(float(t_r), float(c_r), float(charging_period_r)),
-        *(np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (fs_table, gamma_breaks, gamma_values)),
+        int(bot.n_tasks), int(bot.n_unreliable), float(bot.t_r), float(bot.c_ur),
+        reliable_run_cost(float(bot.t_r), float(bot.c_r), float(bot.charging_period_r)),
+        *(np.ascontiguousarray(a, dtype=np.float64).ravel() for a in (bot.fs_table, bot.gamma_breaks,
+                                                                       bot.gamma_values)),
     )  # fmt: skip
 
 
-def _strategy_arrays(N, T, D, n_rel, combine, budget):
+def _strategy_arrays(strategies: Strategies):
     """``(n_limit, t_timeout, deadline, n_rel, combine, budget)`` as contiguous arrays of one length."""
-    N = np.ascontiguousarray(N, dtype=np.int64)
+    N = np.ascontiguousarray(strategies.N, dtype=np.int64)
     n = N.shape[0]
     return (
-        N, *(np.ascontiguousarray(a, dtype=np.float64).reshape(n) for a in (T, D)),
-        np.ascontiguousarray(n_rel, dtype=np.int64).reshape(n),
-        np.ascontiguousarray(combine, dtype=np.bool_).reshape(n),
-        np.ascontiguousarray(budget, dtype=np.float64).reshape(n),
+        N, *(np.ascontiguousarray(a, dtype=np.float64).reshape(n) for a in (strategies.T, strategies.D)),
+        np.ascontiguousarray(strategies.n_rel, dtype=np.int64).reshape(n),
+        np.ascontiguousarray(strategies.combine, dtype=np.bool_).reshape(n),
+        np.ascontiguousarray(strategies.budget, dtype=np.float64).reshape(n),
     )  # fmt: skip
 
 
@@ -216,28 +217,8 @@ def _tail_blocks(start, stop, n_blocks, out, model, strategies, keys, states, ma
 
 
 @_one_launch_at_a_time
-def simulate(
-    n_tasks: int,
-    n_unreliable: int,
-    t_r: float,
-    d0: float,
-    c_ur: float,
-    c_r: float,
-    charging_period_r: float,
-    fs_table: np.ndarray,
-    gamma_breaks: np.ndarray,
-    gamma_values: np.ndarray,
-    N: np.ndarray,
-    T: np.ndarray,
-    D: np.ndarray,
-    n_rel: np.ndarray,
-    combine: np.ndarray,
-    combined_throughput: np.ndarray,
-    budget: np.ndarray,
-    keys: np.ndarray,
-    *,
-    max_instances: int = MAX_INSTANCES,
-) -> np.ndarray:
+def simulate(bot: BoT, strategies: Strategies, keys: np.ndarray, *,
+             max_instances: int = MAX_INSTANCES) -> np.ndarray:
     """Simulate replications of many strategies under common random numbers.
 
     The throughput phase is simulated once per (variant, key) and shared by every strategy
@@ -245,35 +226,12 @@ def simulate(
 
     Parameters
     ----------
-    n_tasks : int
-        Number of tasks in the BoT.
-    n_unreliable : int
-        ``#ur``, the effective size of the unreliable pool (>= 1).
-    t_r : float
-        Run time of a task on a reliable machine (deterministic).
-    d0 : float
-        Throughput-phase deadline (``4 * t_ur``).
-    c_ur, c_r : float
-        Cents per second on unreliable and reliable machines.
-    charging_period_r : float
-        Reliable charging period: a reliable run costs ``c_r * ceil(t_r / period) * period``.
-    fs_table : ndarray of float64
-        Sorted successful turnaround times; a draw ``u`` gives ``fs_table[int(u * len)]``.
-    gamma_breaks, gamma_values : ndarray of float64
-        Piecewise-constant reliability ``gamma(t')`` of an instance sent at ``t'``.
-    N : ndarray of int64
-        Unreliable tail instances per task before the reliable one; ``N_INFINITE`` (-1) = inf.
-    T, D : ndarray of float64
-        Timeout before sending another instance, and the deadline of tail unreliable instances.
-    n_rel : ndarray of int64
-        Reliable machines in the tail (``ceil(M_r * n_unreliable)``; 0 = no reliable pool).
-    combine : ndarray of bool
-        CN_inf: the unreliable queue spills onto idle reliable machines.
-    combined_throughput : ndarray of bool
-        The throughput phase is the "combined" variant with ``n_rel[i]`` reliable machines
-        (CN_inf, CN1T0) instead of the plain one.
-    budget : ndarray of float64
-        Strategy B budget in cents (``inf`` for none).
+    bot : BoT
+        The bag of tasks and its environment (``BoT(**env.engine_arguments())``; the fields are
+        described on :class:`~mopt.expert._engine.groups.BoT`).
+    strategies : Strategies
+        The strategies as arrays of one length (``Strategies(**engine_parameters(...))``; see
+        :class:`~mopt.expert._engine.groups.Strategies`).
     keys : ndarray of uint64
         One key per replication, shared by all strategies.
     max_instances : int, optional
@@ -289,17 +247,17 @@ def simulate(
     Examples
     --------
     >>> one = np.ones(1)
-    >>> out = simulate(10, 5, 500.0, 4000.0, 1.0, 10.0, 1.0, np.array([1000.0]),
-    ...                np.zeros(1), one, np.array([0]), np.zeros(1), one * 4000.0,
-    ...                np.array([5]), np.zeros(1, bool), np.zeros(1, bool),
-    ...                np.full(1, np.inf), np.array([1], np.uint64))
+    >>> bot = BoT(10, 5, 500.0, 4000.0, 1.0, 10.0, 1.0, np.array([1000.0]), np.zeros(1), one)
+    >>> strategies = Strategies(np.array([0]), np.zeros(1), one * 4000.0, np.array([5]),
+    ...                         np.zeros(1, bool), np.zeros(1, bool), np.full(1, np.inf))
+    >>> out = simulate(bot, strategies, np.array([1], np.uint64))
     >>> out[0, 0, :4].tolist()  # tasks 6..9 remain at t_tail = 2000 and finish right then
     [0.0, 1000.0, 2000.0, 4.0]
     """
-    strategy = _strategy_arrays(N, T, D, n_rel, combine, budget)
+    strategy = _strategy_arrays(strategies)
     n_strategies = strategy[0].shape[0]
     n_rel = strategy[3]
-    combined_throughput = np.ascontiguousarray(combined_throughput, dtype=np.bool_).reshape(n_strategies)
+    combined_throughput = np.ascontiguousarray(strategies.combined_throughput, dtype=np.bool_).reshape(n_strategies)
     keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
     # Throughput variants: 0 is the plain one, then one per distinct combined n_rel.
     combined_n_rel = np.unique(n_rel[combined_throughput])
@@ -311,73 +269,48 @@ def simulate(
         )
     if n_strategies == 0 or keys.shape[0] == 0:
         return np.empty((n_strategies, keys.shape[0], len(OUTPUT_COLUMNS)))
-    model = _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks,
-                   gamma_values)
-    states = _throughput_states(model, float(d0), variant_n_rel, keys, int(max_instances))
+    model = _model(bot)
+    states = _throughput_states(model, float(bot.d0), variant_n_rel, keys, int(max_instances))
     return _tail_batch(model, (strategy_variant, *strategy), keys, states, int(max_instances))
 
 
 @_one_launch_at_a_time
-def simulate_observed(
-    n_tasks: int,
-    n_unreliable: int,
-    t_r: float,
-    d0: float,
-    c_ur: float,
-    c_r: float,
-    charging_period_r: float,
-    fs_table: np.ndarray,
-    gamma_breaks: np.ndarray,
-    gamma_values: np.ndarray,
-    N: np.ndarray,
-    T: np.ndarray,
-    D: np.ndarray,
-    n_rel: np.ndarray,
-    combine: np.ndarray,
-    combined_throughput: np.ndarray,
-    budget: np.ndarray,
-    keys: np.ndarray,
-    *,
-    t_tail: float,
-    cost_paid: float,
-    rem_task: np.ndarray,
-    rem_send: np.ndarray,
-    running_deadline: float,
-    max_instances: int = MAX_INSTANCES,
-) -> np.ndarray:
+def simulate_observed(bot: BoT, strategies: Strategies, keys: np.ndarray, *, t_tail: float, cost_paid: float,
+                      rem_task: np.ndarray, rem_send: np.ndarray, running_deadline: float,
+                      max_instances: int = MAX_INSTANCES) -> np.ndarray:
     """Like :func:`simulate`, but every replication's tail starts from an observed state.
 
     The throughput phase is not simulated: at ``t_tail`` the tasks ``rem_task`` (sorted) remain,
     each with one unreliable instance sent at ``rem_send`` and still out; ``cost_paid`` was paid
     for the results returned before.  Per key the running instances' outcomes are drawn by
     :func:`running_outcomes` (deadline ``running_deadline``), then every (strategy, key) tail runs
-    in parallel.  ``d0`` and ``combined_throughput`` are accepted for signature compatibility;
-    ``combined_throughput`` must be all False.
+    in parallel.  ``bot.d0`` is not used, and ``strategies.combined_throughput`` must be all
+    False.
 
     Examples
     --------
     >>> one = np.ones(1)
-    >>> out = simulate_observed(5, 3, 500.0, 4000.0, 1.0, 10.0, 1.0, np.array([1000.0]),
-    ...                         np.zeros(1), one, np.array([-1]), one * 4000.0,  # N = -1: infinite
-    ...                         one * 4000.0, np.array([0]), np.zeros(1, bool), np.zeros(1, bool),
-    ...                         np.full(1, np.inf), np.array([1], np.uint64), t_tail=1200.0,
+    >>> bot = BoT(5, 3, 500.0, 4000.0, 1.0, 10.0, 1.0, np.array([1000.0]), np.zeros(1), one)
+    >>> strategies = Strategies(np.array([-1]), one * 4000.0, one * 4000.0,  # N = -1: infinite
+    ...                         np.array([0]), np.zeros(1, bool), np.zeros(1, bool), np.full(1, np.inf))
+    >>> out = simulate_observed(bot, strategies, np.array([1], np.uint64), t_tail=1200.0,
     ...                         cost_paid=3100.0, rem_task=np.array([3, 4]),
     ...                         rem_send=np.array([900.0, 1000.0]), running_deadline=4000.0)
     >>> out[0, 0, :4].tolist()  # results at 1900 and 2000; (3100 + 2 * 1000) / 5 per task
     [800.0, 1020.0, 1200.0, 2.0]
     """
-    strategy = _strategy_arrays(N, T, D, n_rel, combine, budget)
+    strategy = _strategy_arrays(strategies)
     n_strategies = strategy[0].shape[0]
-    if np.any(combined_throughput):
+    if np.any(strategies.combined_throughput):
         raise ValueError("an observed tail has no simulated throughput phase: 'combined_throughput' must be False")
     keys = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
-    model = _model(n_tasks, n_unreliable, t_r, c_ur, c_r, charging_period_r, fs_table, gamma_breaks,
-                   gamma_values)
+    model = _model(bot)
     rem_task = np.ascontiguousarray(rem_task, dtype=np.int64).ravel()
     rem_send = np.ascontiguousarray(rem_send, dtype=np.float64).ravel()
     n_rem = rem_task.shape[0]
-    if n_rem > n_unreliable:
-        raise ValueError(f"{n_rem} running instances need at least as many unreliable machines; got {n_unreliable}")
+    if n_rem > model.n_unreliable:
+        raise ValueError(f"{n_rem} running instances need at least as many unreliable machines; "
+                         f"got {model.n_unreliable}")
     n_keys = keys.shape[0]
     if n_strategies == 0 or n_keys == 0:
         return np.empty((n_strategies, n_keys, len(OUTPUT_COLUMNS)))

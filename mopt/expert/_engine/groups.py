@@ -12,6 +12,52 @@ from typing import NamedTuple
 import numpy as np
 
 
+class BoT(NamedTuple):
+    """The bag of tasks and its environment as the batch drivers take them: the fields of
+    :meth:`mopt.expert.Environment.engine_arguments` (``BoT(**env.engine_arguments())``).
+
+    ``n_unreliable`` is ``#ur`` (>= 1); ``t_r`` the deterministic run time of a task on a reliable
+    machine; ``d0`` the throughput phase's deadline (``4 * t_ur``); ``c_ur``, ``c_r`` cents per
+    second on unreliable and reliable machines; a reliable run costs ``c_r * ceil(t_r /
+    charging_period_r) * charging_period_r``; ``fs_table`` the sorted successful turnaround
+    times (a draw ``u`` gives ``fs_table[int(u * len)]``); ``gamma_breaks``, ``gamma_values`` the
+    piecewise-constant reliability ``gamma(t')`` of an instance sent at ``t'``.
+    """
+
+    n_tasks: int
+    n_unreliable: int
+    t_r: float
+    d0: float
+    c_ur: float
+    c_r: float
+    charging_period_r: float
+    fs_table: np.ndarray
+    gamma_breaks: np.ndarray
+    gamma_values: np.ndarray
+
+
+class Strategies(NamedTuple):
+    """Many strategies as arrays of one length, the fields of
+    :func:`mopt.expert.strategy.engine_parameters` (``Strategies(**params)``).
+
+    ``N`` (int64): unreliable tail instances per task before the reliable one, ``N_INFINITE``
+    (-1) = inf; ``T``, ``D``: the timeout before sending another instance and the deadline of
+    tail unreliable instances; ``n_rel`` (int64): reliable machines in the tail (0 = no reliable
+    pool); ``combine`` (bool): CN_inf, the unreliable queue spills onto idle reliable machines;
+    ``combined_throughput`` (bool): the throughput phase is the "combined" variant with
+    ``n_rel`` reliable machines (CN_inf, CN1T0); ``budget``: strategy B's budget in cents
+    (``inf`` for none).
+    """
+
+    N: np.ndarray
+    T: np.ndarray
+    D: np.ndarray
+    n_rel: np.ndarray
+    combine: np.ndarray
+    combined_throughput: np.ndarray
+    budget: np.ndarray
+
+
 class Model(NamedTuple):
     """The BoT and the turnaround model (see :func:`simulate`).
 

@@ -1,0 +1,5 @@
+"""Deprecated: renamed :mod:`mopt.vmc.multiperiod_problem` (this module goes in the next release)."""
+
+from mopt.core.moved import moved_module
+
+moved_module(__name__, "mopt.vmc.multiperiod_problem")
