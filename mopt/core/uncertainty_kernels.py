@@ -87,13 +87,37 @@ def _sweep(xs, ys, idx, out):  # pragma: no cover - compiled
     """Sort the points (xs, ys) (labels ``idx``, moved along) by (x, y), then mark ``out[label]``
     True where no point dominates. The sort is an insertion sort, about C steps on nearly sorted
     points; when it has moved 16 C + 64 times the points were far from sorted, and a Shell sort
-    (Knuth's gaps 1, 4, 13, ...) finishes it (numba's argsort would add seconds of compilation to a
-    first run). The sweep keeps the lowest y seen and the x of the first point that
-    reached it (the lowest x of that y, by the sort): a point is dominated iff that y is lower than
-    its own, or equal with a lower x."""
+    (Knuth's gaps ..., 13, 4, 1) finishes it. One function, no library sort: each compiled
+    function adds to the first run's compilation (numba's argsort alone took 4 s). The sweep keeps
+    the lowest y seen and the x of the first point that reached it (the lowest x of that y, by the
+    sort): a point is dominated iff that y is lower than its own, or equal with a lower x."""
     C = len(xs)
-    if not _insertion_sort(xs, ys, idx, 16 * C + 64):
-        _shell_sort(xs, ys, idx)
+    limit = 16 * C + 64
+    moves = 0
+    first = True  # the insertion sort's pass (gap 1, counting moves)
+    gap = 1
+    while gap >= 1:
+        for k in range(gap, C):
+            xi, yi, ii = xs[k], ys[k], idx[k]
+            j = k - gap
+            while j >= 0 and (xs[j] > xi or (xs[j] == xi and ys[j] > yi)):
+                xs[j + gap] = xs[j]
+                ys[j + gap] = ys[j]
+                idx[j + gap] = idx[j]
+                j -= gap
+                moves += 1
+            xs[j + gap] = xi
+            ys[j + gap] = yi
+            idx[j + gap] = ii
+            if first and moves > limit:
+                break
+        if first and moves > limit:  # far from sorted: Shell sort from Knuth's largest gap
+            gap = 1
+            while gap < C // 3:
+                gap = 3 * gap + 1
+        else:
+            gap //= 3
+        first = False
     low = np.inf
     low_x = np.inf
     for k in range(C):
@@ -104,47 +128,3 @@ def _sweep(xs, ys, idx, out):  # pragma: no cover - compiled
             low_x = xs[k]
         else:
             out[idx[k]] = yk == low and not (low_x < xs[k])
-
-
-@njit(cache=True)
-def _insertion_sort(xs, ys, idx, limit):  # pragma: no cover - compiled
-    """Sort (xs, ys, idx) in place by (x, y); False (half sorted) after ``limit`` moves."""
-    moves = 0
-    for k in range(1, len(xs)):
-        xi, yi, ii = xs[k], ys[k], idx[k]
-        j = k - 1
-        while j >= 0 and (xs[j] > xi or (xs[j] == xi and ys[j] > yi)):
-            xs[j + 1] = xs[j]
-            ys[j + 1] = ys[j]
-            idx[j + 1] = idx[j]
-            j -= 1
-            moves += 1
-        xs[j + 1] = xi
-        ys[j + 1] = yi
-        idx[j + 1] = ii
-        if moves > limit:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _shell_sort(xs, ys, idx):  # pragma: no cover - compiled
-    """Sort (xs, ys, idx) in place by (x, y): Shell sort with Knuth's gaps (its last pass, gap 1,
-    is an insertion sort)."""
-    n = len(xs)
-    gap = 1
-    while gap < n // 3:
-        gap = 3 * gap + 1
-    while gap >= 1:
-        for k in range(gap, n):
-            xi, yi, ii = xs[k], ys[k], idx[k]
-            j = k - gap
-            while j >= 0 and (xs[j] > xi or (xs[j] == xi and ys[j] > yi)):
-                xs[j + gap] = xs[j]
-                ys[j + gap] = ys[j]
-                idx[j + gap] = idx[j]
-                j -= gap
-            xs[j + gap] = xi
-            ys[j + gap] = yi
-            idx[j + gap] = ii
-        gap //= 3
