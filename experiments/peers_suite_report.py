@@ -1,0 +1,197 @@
+"""The join of experiments/peers_suite.py: pieces -> one CSV, the summary table, the verdicts, the curves.
+
+Intervals are 95 %: Student's t for the means of the hypervolume ratio (clipped to [0, 1]) and
+the regret (over the runs that made a choice), Wilson's score interval for P(correct selection) (a proportion of
+macroreplications).  "mopt beats a peer" on a score means: mopt's best method on that score (the
+highest mean among the mopt methods that ran at that budget) has its interval entirely above the
+peer's (below, for regret), i.e. non-overlapping 95 % intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from _common import Timer, markdown_table, plt  # noqa: F401
+from scipy import stats
+
+from mopt.core.result import atomic_write
+from mopt.peers import is_peer
+
+Z = 1.959963984540054  # the 97.5 % normal quantile
+
+
+def t_interval(values) -> tuple[float, float, float, int]:
+    """(mean, lo, hi, n) of the finite ``values``, Student's t 95 % interval (NaN for n < 2).
+
+    >>> [round(v, 4) for v in t_interval([1.0, 2.0, 3.0])[:3]]  # 2 ± 4.3027 · 1 / √3
+    [2.0, -0.4841, 4.4841]
+    """
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    n = len(x)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    mean = float(x.mean())
+    if n < 2:
+        return mean, math.nan, math.nan, n
+    half = float(stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
+    return mean, mean - half, mean + half, n
+
+
+def wilson(successes: float, n: int) -> tuple[float, float, float]:
+    """(proportion, lo, hi): Wilson's 95 % score interval.
+
+    >>> [round(v, 4) for v in wilson(15, 30)]
+    [0.5, 0.3315, 0.6685]
+    >>> [round(v, 4) for v in wilson(30, 30)]
+    [1.0, 0.8865, 1.0]
+    """
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    p = successes / n
+    denom = 1 + Z**2 / n
+    centre = (p + Z**2 / (2 * n)) / denom
+    half = Z * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summarise(df: pd.DataFrame) -> pd.DataFrame:
+    """Per instance × budget × method: runs, replications spent, and mean + 95 % interval of
+    hv_ratio, pcs, regret (the primary utility) and the regret of every ``regret[...]`` column."""
+    extra = [c for c in df.columns if c.startswith("regret[")]
+    rows = []
+    for (inst, pct, method), g in df.groupby(["instance", "budget_pct", "method"], sort=False):
+        ok = g[g["status"] == "ok"]
+        row = {"instance": inst, "budget_pct": pct, "budget": int(g["budget"].iloc[0]), "method": method,
+               "peer": is_peer(method), "runs": len(ok), "spent": ok["n_evals"].mean() if len(ok) else math.nan}
+        hv = t_interval(ok["hv_ratio"])  # a ratio in [0, 1]: its interval clipped there
+        row.update(hv=hv[0], hv_lo=max(0.0, hv[1]) if hv[3] > 1 else math.nan,
+                   hv_hi=min(1.0, hv[2]) if hv[3] > 1 else math.nan)
+        pcs = wilson(float(ok["pcs"].sum()), len(ok))
+        row.update(pcs=pcs[0], pcs_lo=pcs[1], pcs_hi=pcs[2])
+        reg = t_interval(ok["regret"])
+        row.update(regret=reg[0], regret_lo=reg[1], regret_hi=reg[2], regret_runs=reg[3])
+        for c in extra:
+            r = t_interval(ok[c])
+            row.update({c: r[0], f"{c}_half": (r[2] - r[1]) / 2 if r[3] > 1 else math.nan})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """Per instance × budget: mopt's best method on hv and on pcs, and the peers it does not beat
+    with non-overlapping 95 % intervals."""
+    rows = []
+    for (inst, pct), g in table.groupby(["instance", "budget_pct"], sort=False):
+        ran = g[g["runs"] > 0]
+        ours, peers = ran[~ran["peer"]], ran[ran["peer"]]
+        row = {"instance": inst, "budget_pct": pct}
+        for score in ("hv", "pcs"):
+            if ours.empty or ours[score].isna().all():
+                row.update({f"best_{score}": "(none ran)", f"not_beaten_{score}": "all"})
+                continue
+            best = ours.loc[ours[score].idxmax()]
+            lo = best[f"{score}_lo"]
+            losing = peers[~(peers[f"{score}_hi"] < lo)]
+            better = peers[peers[f"{score}_lo"] > best[f"{score}_hi"]]
+            row[f"best_{score}"] = f"{best['method']} {_pm(best, score)}"
+            row[f"not_beaten_{score}"] = ", ".join(losing["method"]) or "none"
+            row[f"peers_above_{score}"] = ", ".join(better["method"]) or "none"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pm(row, score: str) -> str:
+    mean, lo, hi = row[score], row[f"{score}_lo"], row[f"{score}_hi"]
+    if not np.isfinite(mean):
+        return ""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{mean:.3g}"
+    return f"{mean:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """The summary as printed: one row per method × budget of an instance, scores as mean [95 %]."""
+    out = pd.DataFrame({
+        "budget %": table["budget_pct"].map(lambda v: f"{v:g}"), "method": table["method"],
+        "runs": table["runs"], "replications spent": table["spent"].round(0),
+        "HV ratio": [_pm(r, "hv") for _, r in table.iterrows()],
+        "P(CS)": [_pm(r, "pcs") for _, r in table.iterrows()],
+        "regret": [_pm(r, "regret") for _, r in table.iterrows()],
+    })
+    out.loc[table["runs"] == 0, ["HV ratio", "P(CS)", "regret"]] = "budget too small"
+    return out
+
+
+def curves(df: pd.DataFrame, table: pd.DataFrame, inst: str, path: Path, caption: str) -> None:
+    """Progress curves of one instance: HV ratio, P(CS) and regret against replications spent."""
+    t = table[(table["instance"] == inst) & (table["runs"] > 0)]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
+    cmap = plt.get_cmap("tab20")
+    for k, (method, g) in enumerate(t.groupby("method", sort=False)):
+        style = dict(ls="--", marker="o", ms=3, lw=1, alpha=0.8) if is_peer(method) else dict(ls="-", marker="s", ms=4, lw=2)
+        for ax, score in zip(axes, ("hv", "pcs", "regret"), strict=True):
+            x = g["spent"].to_numpy()
+            ax.plot(x, g[score], color=cmap(k % 20), label=method, **style)
+            ax.fill_between(x, g[f"{score}_lo"], g[f"{score}_hi"], color=cmap(k % 20), alpha=0.12)
+    for ax, label in zip(axes, ("hypervolume ratio (true means)", "P(correct selection)", "regret (primary utility)"),
+                         strict=True):
+        ax.set_xscale("log")
+        ax.set_xlabel("replications spent (mean over macroreplications)")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+    axes[2].legend(fontsize=7, ncol=1, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.suptitle(f"{inst}: mopt's methods (solid) and peers (dashed), mean and 95 % interval")
+    fig.text(0.01, 0.005, caption, fontsize=7)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=110))
+    plt.close(fig)
+
+
+def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
+    """Join the pieces in ``runs`` and write peers_suite.csv, peers_suite.md and the curves."""
+    pieces = sorted(Path(runs).glob("*.csv"))
+    if not pieces:
+        raise SystemExit(f"no pieces in {runs}: run `python experiments/peers_suite.py run ...` first")
+    df = pd.concat([pd.read_csv(p) for p in pieces], ignore_index=True)
+    order = {n: k for k, n in enumerate(primary)}
+    df = df.sort_values(["instance", "budget_pct", "macrorep"], key=lambda s: s.map(order) if s.name == "instance"
+                        else s, kind="stable").reset_index(drop=True)
+    records = [json.loads(p.with_suffix(".json").read_text()) for p in pieces if p.with_suffix(".json").exists()]
+    atomic_write(figures / "peers_suite.csv", lambda p: df.to_csv(p, index=False))
+    table = summarise(df)
+    verdict = verdicts(table[table["budget_pct"] >= 10])
+    lines = ["# mopt against its peers (experiments/peers_suite.py)", "",
+             "Mean and 95 % interval over macroreplications (Student's t; Wilson for P(CS)); HV ratio of the "
+             "observed Pareto set at its true means; P(CS) and regret under each instance's primary utility "
+             f"({', '.join(f'{k}: {v}' for k, v in primary.items())}).", "",
+             "## Pieces run", "", markdown_table(pd.DataFrame(records)[
+                 ["instance", "budget", "replications", "macroreps", "seed", "seconds", "finished"]]) if records else "",
+             f"\nTotal wall time of the pieces: {sum(r['seconds'] for r in records):.0f} s.", ""]
+    lines += ["## Verdict at budgets ≥ 10 %", "",
+              "mopt's best method per score, and the peers whose 95 % interval it does not clear "
+              "(\"none\": it beats every peer with non-overlapping intervals); peers above: peers whose "
+              "interval is entirely above mopt's best.", "", markdown_table(verdict), ""]
+    for inst in df["instance"].unique():
+        t = table[table["instance"] == inst]
+        lines += [f"## {inst}", "", markdown_table(readable(t)), ""]
+        extra = [c for c in t.columns if c.startswith("regret[") and not c.endswith("_half")]
+        if extra:
+            three = t[["budget_pct", "method"]].copy()
+            for c in extra:
+                three[c] = [f"{m:.4g} ± {h:.2g}" if np.isfinite(m) and np.isfinite(h) else (f"{m:.4g}" if np.isfinite(m) else "")
+                            for m, h in zip(t[c], t[f"{c}_half"], strict=True)]
+            lines += [f"Regret under the family's three default utilities (mean ± 95 % half-width), {inst}:", "",
+                      markdown_table(three), ""]
+        n = int(df[df["instance"] == inst].groupby(["method", "budget_pct"]).size().max())
+        curves(df, table, inst, figures / f"peers_suite_{inst}.png",
+               f"{inst}: {n} macroreplications per method and budget; truth: the stored reference "
+               f"(mopt.suite); primary utility {primary[inst]}; python experiments/peers_suite.py join")
+    text = "\n".join(lines)
+    atomic_write(figures / "peers_suite.md", lambda p: Path(p).write_text(text + "\n", encoding="utf-8"))
+    print(markdown_table(verdict))
+    return table
