@@ -42,7 +42,7 @@ def main(argv=None) -> None:
                   "seed": inst.truth_seed, "replications per design": inst.truth_reps,
                   "designs": prob.n_designs, "objectives": ", ".join(prob.objectives),
                   "mopt": version("mopt"), "wall time": f"{seconds:.0f} s"}
-        (DATA / f"{inst.name}.csv").write_text(reference_text(inst, table, header))
+        (DATA / f"{inst.name}.csv").write_text(reference_text(table, header))
         front = int(pareto_mask(table[list(prob.objectives)].to_numpy()).sum())
         print(f"{inst.name}: {prob.n_designs} designs x {inst.truth_reps} replications in {seconds:.0f} s; "
               f"{front} on the reference front -> {DATA / (inst.name + '.csv')}", flush=True)

@@ -179,7 +179,7 @@ class Instance:
         return truth[[c for c in columns if c in truth.columns]].reset_index(drop=True)
 
 
-def reference_text(instance: Instance, table: pd.DataFrame, header: dict) -> str:
+def reference_text(table: pd.DataFrame, header: dict) -> str:
     """The CSV of ``table`` with ``header`` (key: value) as leading ``#`` lines."""
     lines = [f"# {key}: {value}" for key, value in header.items()]
     body = io.StringIO()
