@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _common import Timer, markdown_table, plt  # noqa: F401
+from _common import markdown_table, plain_log_ticks, plt
 from scipy import stats
 
 from mopt.core.result import atomic_write
@@ -105,6 +105,25 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def best_of_each(table: pd.DataFrame) -> pd.DataFrame:
+    """Per instance × budget: the best mopt method and the best peer on each score (highest hv and
+    pcs, lowest regret), each as ``method mean [95 % interval]``."""
+    rows = []
+    for (inst, pct), g in table.groupby(["instance", "budget_pct"], sort=False):
+        ran = g[g["runs"] > 0]
+        row = {"instance": inst, "budget %": f"{pct:g}"}
+        for score, label in (("hv", "HV ratio"), ("pcs", "P(CS)"), ("regret", "regret")):
+            for side, part in (("mopt", ran[~ran["peer"]]), ("peer", ran[ran["peer"]])):
+                part = part[part[score].notna()]
+                if part.empty:
+                    row[f"{label}, best {side}"] = ""
+                    continue
+                best = part.loc[part[score].idxmin() if score == "regret" else part[score].idxmax()]
+                row[f"{label}, best {side}"] = f"{best['method']} {_pm(best, score)}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def _pm(row, score: str) -> str:
     mean, lo, hi = row[score], row[f"{score}_lo"], row[f"{score}_hi"]
     if not np.isfinite(mean):
@@ -127,25 +146,32 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def curves(df: pd.DataFrame, table: pd.DataFrame, inst: str, path: Path, caption: str) -> None:
-    """Progress curves of one instance: HV ratio, P(CS) and regret against replications spent."""
+def curves(df: pd.DataFrame, table: pd.DataFrame, inst: str, path: Path, caption: str, utility: str) -> None:
+    """Progress curves of one instance: HV ratio, P(CS) and regret against replications spent;
+    mopt's methods solid with their 95 % intervals as bands, peers dashed with theirs as bars."""
     t = table[(table["instance"] == inst) & (table["runs"] > 0)]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
     cmap = plt.get_cmap("tab20")
     for k, (method, g) in enumerate(t.groupby("method", sort=False)):
-        style = dict(ls="--", marker="o", ms=3, lw=1, alpha=0.8) if is_peer(method) else dict(ls="-", marker="s", ms=4, lw=2)
+        colour = cmap(k % 20)
+        x = g["spent"].to_numpy()
         for ax, score in zip(axes, ("hv", "pcs", "regret"), strict=True):
-            x = g["spent"].to_numpy()
-            ax.plot(x, g[score], color=cmap(k % 20), label=method, **style)
-            ax.fill_between(x, g[f"{score}_lo"], g[f"{score}_hi"], color=cmap(k % 20), alpha=0.12)
-    for ax, label in zip(axes, ("hypervolume ratio (true means)", "P(correct selection)", "regret (primary utility)"),
-                         strict=True):
+            y, lo, hi = g[score].to_numpy(), g[f"{score}_lo"].to_numpy(), g[f"{score}_hi"].to_numpy()
+            if is_peer(method):
+                ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, ls="--", marker="o", ms=3, lw=1,
+                            elinewidth=0.6, capsize=2, alpha=0.8, label=method)
+            else:
+                ax.plot(x, y, color=colour, ls="-", marker="s", ms=5, lw=2.2, label=method)
+                ax.fill_between(x, lo, hi, color=colour, alpha=0.15)
+    labels = ("hypervolume ratio (true means)", "P(correct selection)", f"regret of {utility}")
+    for ax, label in zip(axes, labels, strict=True):
         ax.set_xscale("log")
+        plain_log_ticks(ax, "x")
         ax.set_xlabel("replications spent (mean over macroreplications)")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     axes[2].legend(fontsize=7, ncol=1, loc="center left", bbox_to_anchor=(1.02, 0.5))
-    fig.suptitle(f"{inst}: mopt's methods (solid) and peers (dashed), mean and 95 % interval")
+    fig.suptitle(f"{inst}: mopt's methods (solid, bands) and peers (dashed, bars), mean and 95 % interval")
     fig.text(0.01, 0.005, caption, fontsize=7)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=110))
@@ -172,6 +198,9 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
              "## Pieces run", "", markdown_table(pd.DataFrame(records)[
                  ["instance", "budget", "replications", "macroreps", "seed", "seconds", "finished"]]) if records else "",
              f"\nTotal wall time of the pieces: {sum(r['seconds'] for r in records):.0f} s.", ""]
+    lines += ["## Best of each side", "", "The best mopt method and the best peer on each score "
+              "(ties: the first in the order exhaustive, ocba, mocba, oo, nsga2, then the peers).", "",
+              markdown_table(best_of_each(table)), ""]
     lines += ["## Verdict at budgets ≥ 10 %", "",
               "mopt's best method per score, and the peers whose 95 % interval it does not clear "
               "(\"none\": it beats every peer with non-overlapping intervals); peers above: peers whose "
@@ -190,7 +219,7 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
         n = int(df[df["instance"] == inst].groupby(["method", "budget_pct"]).size().max())
         curves(df, table, inst, figures / f"peers_suite_{inst}.png",
                f"{inst}: {n} macroreplications per method and budget; truth: the stored reference "
-               f"(mopt.suite); primary utility {primary[inst]}; python experiments/peers_suite.py join")
+               f"(mopt.suite); seed 2525; python experiments/peers_suite.py join", primary[inst])
     text = "\n".join(lines)
     atomic_write(figures / "peers_suite.md", lambda p: Path(p).write_text(text + "\n", encoding="utf-8"))
     print(markdown_table(verdict))
