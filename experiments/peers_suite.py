@@ -17,7 +17,9 @@ cannot run with a budget is recorded as "budget too small".  Peers: random searc
 NSGA-II and Optuna's TPE and NSGA-II samplers on means of k = 1, 5, 10 replications
 (:mod:`mopt.peers`), run with their libraries' defaults.
 
-``join`` writes ``figures/peers_suite.csv`` (every run), ``figures/peers_suite.md`` (the summary
+The pieces (``figures/peers_suite_runs/<instance>_<budget>_<group>.csv``, every run's row, and a
+``.json`` record of the piece's command, seconds and finish time) are the data; ``join`` writes
+``figures/peers_suite.md`` (the summary
 table: mean and 95 % interval of the hypervolume ratio, P(correct selection) and regret, and the
 verdict per budget) and ``figures/peers_suite_<instance>.png`` (progress curves).
 """

@@ -179,7 +179,8 @@ def curves(df: pd.DataFrame, table: pd.DataFrame, inst: str, path: Path, caption
 
 
 def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
-    """Join the pieces in ``runs`` and write peers_suite.csv, peers_suite.md and the curves."""
+    """Join the pieces in ``runs`` (every run's row stays there: they are the data) and write
+    peers_suite.md and the curves."""
     pieces = sorted(Path(runs).glob("*.csv"))
     if not pieces:
         raise SystemExit(f"no pieces in {runs}: run `python experiments/peers_suite.py run ...` first")
@@ -188,7 +189,6 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
     df = df.sort_values(["instance", "budget_pct", "macrorep"], key=lambda s: s.map(order) if s.name == "instance"
                         else s, kind="stable").reset_index(drop=True)
     records = [json.loads(p.with_suffix(".json").read_text()) for p in pieces if p.with_suffix(".json").exists()]
-    atomic_write(figures / "peers_suite.csv", lambda p: df.to_csv(p, index=False))
     table = summarise(df)
     verdict = verdicts(table[table["budget_pct"] >= 10])
     lines = ["# mopt against its peers (experiments/peers_suite.py)", "",

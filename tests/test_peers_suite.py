@@ -75,8 +75,7 @@ def test_the_ci_slice_runs_in_under_two_minutes_and_joins(tmp_path):
     figures = tmp_path / "figures"
     figures.mkdir()
     table = _module("peers_suite_report").write_report(tmp_path / "runs", figures, suite.PRIMARY)
-    assert sorted(p.name for p in figures.iterdir()) == ["peers_suite.csv", "peers_suite.md",
-                                                          "peers_suite_expert.png"]
+    assert sorted(p.name for p in figures.iterdir()) == ["peers_suite.md", "peers_suite_expert.png"]
     assert len(table) == len(methods) and (table["runs"] == 3).all()
     text = (figures / "peers_suite.md").read_text()
     assert "## Verdict at budgets ≥ 10 %" in text and "optuna-tpe:1" in text
