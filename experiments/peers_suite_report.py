@@ -1,10 +1,11 @@
-"""The join of experiments/peers_suite.py: pieces -> one CSV, the summary table, the verdicts, the curves.
+"""The join of experiments/peers_suite.py: pieces -> the summary table, the verdicts, the curves.
 
 Intervals are 95 %: Student's t for the means of the hypervolume ratio (clipped to [0, 1]) and
-the regret (over the runs that made a choice), Wilson's score interval for P(correct selection) (a proportion of
-macroreplications).  "mopt beats a peer" on a score means: mopt's best method on that score (the
-highest mean among the mopt methods that ran at that budget) has its interval entirely above the
-peer's (below, for regret), i.e. non-overlapping 95 % intervals.
+the regret (over the runs that made a choice; clipped at 0), Wilson's score interval for
+P(correct selection) (a proportion of macroreplications).  "mopt beats a peer" on a score means:
+mopt's best method on that score (the highest mean among the mopt methods that ran at that
+budget) has its interval entirely above the peer's, i.e. non-overlapping 95 % intervals (the
+verdicts are on the HV ratio and P(CS), the issue's goal).
 """
 
 from __future__ import annotations
@@ -73,8 +74,9 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
                    hv_hi=min(1.0, hv[2]) if hv[3] > 1 else math.nan)
         pcs = wilson(float(ok["pcs"].sum()), len(ok))
         row.update(pcs=pcs[0], pcs_lo=pcs[1], pcs_hi=pcs[2])
-        reg = t_interval(ok["regret"])
-        row.update(regret=reg[0], regret_lo=reg[1], regret_hi=reg[2], regret_runs=reg[3])
+        reg = t_interval(ok["regret"])  # never negative: its interval clipped at 0
+        row.update(regret=reg[0], regret_lo=max(0.0, reg[1]) if reg[3] > 1 else math.nan, regret_hi=reg[2],
+                   regret_runs=reg[3])
         for c in extra:
             r = t_interval(ok[c])
             row.update({c: r[0], f"{c}_half": (r[2] - r[1]) / 2 if r[3] > 1 else math.nan})
