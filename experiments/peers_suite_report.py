@@ -57,7 +57,8 @@ def wilson(successes: float, n: int) -> tuple[float, float, float]:
     denom = 1 + Z**2 / n
     centre = (p + Z**2 / (2 * n)) / denom
     half = Z * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    # the bounds at p = 0 and p = 1 are 0 and 1 exactly (rounding would put them a hair inside)
+    return p, 0.0 if successes == 0 else max(0.0, centre - half), 1.0 if successes == n else min(1.0, centre + half)
 
 
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
@@ -160,7 +161,7 @@ def curves(df: pd.DataFrame, table: pd.DataFrame, inst: str, path: Path, caption
         for ax, score in zip(axes, ("hv", "pcs", "regret"), strict=True):
             y, lo, hi = g[score].to_numpy(), g[f"{score}_lo"].to_numpy(), g[f"{score}_hi"].to_numpy()
             if is_peer(method):
-                ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour, ls="--", marker="o", ms=3, lw=1,
+                ax.errorbar(x, y, yerr=[np.maximum(y - lo, 0), np.maximum(hi - y, 0)], color=colour, ls="--", marker="o", ms=3, lw=1,
                             elinewidth=0.6, capsize=2, alpha=0.8, label=method)
             else:
                 ax.plot(x, y, color=colour, ls="-", marker="s", ms=5, lw=2.2, label=method)
@@ -191,6 +192,7 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
     df = df.sort_values(["instance", "budget_pct", "macrorep"], key=lambda s: s.map(order) if s.name == "instance"
                         else s, kind="stable").reset_index(drop=True)
     records = [json.loads(p.with_suffix(".json").read_text()) for p in pieces if p.with_suffix(".json").exists()]
+    records.sort(key=lambda r: (order.get(r["instance"], len(order)), float(r["budget"].rstrip("%")), r["group"]))
     table = summarise(df)
     verdict = verdicts(table[table["budget_pct"] >= 10])
     lines = ["# mopt against its peers (experiments/peers_suite.py)", "",
@@ -198,7 +200,7 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
              "observed Pareto set at its true means; P(CS) and regret under each instance's primary utility "
              f"({', '.join(f'{k}: {v}' for k, v in primary.items())}).", "",
              "## Pieces run", "", markdown_table(pd.DataFrame(records)[
-                 ["instance", "budget", "replications", "macroreps", "seed", "seconds", "finished"]]) if records else "",
+                 ["instance", "budget", "group", "replications", "macroreps", "seed", "seconds", "finished"]]) if records else "",
              f"\nTotal wall time of the pieces: {sum(r['seconds'] for r in records):.0f} s.", ""]
     lines += ["## Best of each side", "", "The best mopt method and the best peer on each score "
               "(ties: the first in the order exhaustive, ocba, mocba, oo, nsga2, then the peers).", "",
