@@ -20,6 +20,7 @@ from mopt.core.problem import StochasticProblem
 from mopt.core.result import Result
 from mopt.core.synthetic import NormalProblem
 from mopt.solvers import METHODS, refine, solve
+from mopt.suite import suite  # the function; the module stays importable as for compare
 
 __version__ = "0.2.0"
 
@@ -38,6 +39,7 @@ __all__ = [
     "pymoo_operators",
     "refine",
     "solve",
+    "suite",
     "utility",
 ]
 

@@ -37,7 +37,7 @@ __all__ = ["compare", "summary", "score", "ground_truth", "hypervolume_ratio", "
 MAX_MACROREPS = 10**6
 
 #: columns of :func:`compare`'s frame
-COLUMNS = ("method", "budget", "macrorep", "seed", "status", "n_evals", *SCORES, "selected")
+COLUMNS = ("method", "budget", "macrorep", "seed", "status", "n_evals", *SCORES, "selected", "versions")
 OK, TOO_SMALL = "ok", "budget too small"
 
 
@@ -213,7 +213,7 @@ def _derived_seed(entropy: int, *key: int) -> int:
 
 # -- compare -------------------------------------------------------------------------------------
 def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, utility=None, options=None,
-            truth_reps=None, executor=None, journal=None, progress=False) -> pd.DataFrame:
+            truth_reps=None, executor=None, journal=None, progress=False, utilities=None) -> pd.DataFrame:
     """Run each method at each budget over independent macroreplications and score every run.
 
     Parameters
@@ -246,6 +246,10 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
         Replications per design of the ground truth (None: ``max(100, 10 * problem.n_reps)``).
     executor, progress
         As for :func:`mopt.solve` (progress: one bar over the runs).
+    utilities : dict or None
+        More utilities to score every run's decision with: label -> utility (a callable or an
+        objective name).  Each adds the columns ``pcs[<label>]`` and ``regret[<label>]`` after the others
+        (e.g. a family's :meth:`~mopt.core.family.Family.default_utilities`).
     journal : str, PathLike or None
         A directory of journals, one per seed (``seed-<seed>.sqlite``; the ground truth's has its
         own seed): every method of a macroreplication shares its seed and so its journal, and a
@@ -255,7 +259,9 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
     -------
     pandas.DataFrame
         One row per run: ``method, budget, macrorep, seed, status, n_evals``, the scores of
-        :func:`score` and ``selected``.  ``status`` is ``"ok"``, or ``"budget too small"`` (with NaN
+        :func:`score`, ``selected``, ``versions`` (what ran: ``mopt <version>``, or a peer's libraries
+        as ``numpy 2.4.0; pymoo 0.6.1``) and, with ``utilities``, their ``pcs[...]`` and
+        ``regret[...]``.  ``status`` is ``"ok"``, or ``"budget too small"`` (with NaN
         scores and ``n_evals`` 0) when the method cannot run with that budget.  ``attrs`` records
         the seed, the utility and the truth's replications (and, with peers, ``versions``: peer
         name -> the versions of the libraries it ran).
@@ -295,6 +301,7 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
         truth_reps = check_int("truth_reps", truth_reps, low=1)
     u = resolve_utility(problem, utility)
     utility_scores(problem, u, np.ones((1, problem.n_obj)))  # a utility naming other columns fails here
+    more = _check_utilities(problem, utilities)
     per_method = _method_options(methods, options, utility)
     fits = {(m, b): _budget_fits(problem, m, per_method[m], b) for m in methods for b in budget_list}
     table = None
@@ -311,6 +318,7 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                              journal=_journal_file(journal, truth_seed), progress=progress)
         truth_reps = table.attrs["n_reps"]
     seeds = [_derived_seed(entropy, 0, m) for m in range(macroreps)]
+    ran = {m: _versions(m) for m in methods}
     # replications allotted to the runs (a run may spend less than its budget)
     bar = progress_bar(progress, macroreps * sum(b for m in methods for b in budget_list if fits[m, b]),
                         "compare")
@@ -328,24 +336,65 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                                            journal=_journal_file(journal, run_seed), uncertainty=False,
                                            **per_method[method])
                         row.update(status=OK, **score(result, table, u))
+                        for label, other in more.items():
+                            scored = score(result, table, other)
+                            row.update({f"pcs[{label}]": scored["pcs"], f"regret[{label}]": scored["regret"]})
                     else:
                         row.update(status=TOO_SMALL, n_evals=0, **dict.fromkeys(SCORES, math.nan),
                                    selected=None)
+                        for label in more:
+                            row.update({f"pcs[{label}]": math.nan, f"regret[{label}]": math.nan})
+                    row["versions"] = ran[method]
                     rows.append(row)
                     if bar is not None and fits[method, budget]:
                         bar.update(budget)
     finally:
         if bar is not None:
             bar.close()
-    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    extra = [f"{score_}[{label}]" for label in more for score_ in ("pcs", "regret")]
+    df = pd.DataFrame(rows, columns=[*COLUMNS, *extra])
     df = df.astype({"budget": np.int64, "macrorep": np.int64, "seed": np.int64, "n_evals": np.int64,
-                    **{c: float for c in SCORES}})
+                    **{c: float for c in (*SCORES, *extra)}})
     df["selected"] = pd.array([None if v is None or v != v else int(v) for v in df["selected"]],
                               dtype="Int64")
     df.attrs = {"seed": entropy, "utility": str(u), "truth_reps": truth_reps}
+    if more:
+        df.attrs["utilities"] = {label: str(other) for label, other in more.items()}
     if any(is_peer(m) for m in methods):  # the peers' libraries, as they ran
         df.attrs["versions"] = {m: peer_versions(m) for m in methods if is_peer(m)}
     return df
+
+
+def _versions(method: str) -> str:
+    """What ``method`` runs, as ``lib version`` pairs: mopt's, or the peer's libraries."""
+    if is_peer(method):
+        return "; ".join(f"{lib} {v}" for lib, v in peer_versions(method).items())
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"mopt {version('mopt')}"
+    except PackageNotFoundError:
+        return "mopt (not installed)"
+
+
+def _check_utilities(problem, utilities) -> dict:
+    """``utilities`` (label -> utility or spec) resolved for ``problem``; InputError naming it else."""
+    from mopt.solvers.base import resolve_utility, utility_scores
+
+    if utilities is None:
+        return {}
+    if not isinstance(utilities, dict) or not utilities:
+        raise InputError(f"'utilities' must be a non-empty dict of label -> utility (or None); got {utilities!r}.")
+    out = {}
+    for label, u in utilities.items():
+        if not isinstance(label, str) or not label.strip():
+            raise InputError(f"'utilities' labels must be non-empty strings; got {label!r}.")
+        try:
+            out[label] = resolve_utility(problem, u)
+            utility_scores(problem, out[label], np.ones((1, problem.n_obj)))
+        except InputError as exc:
+            raise InputError(f"'utilities' {label!r}: {exc}") from None
+    return out
 
 
 def _journal_file(directory, seed: int):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.metadata
 import math
 
 import numpy as np
@@ -107,6 +108,31 @@ def test_compare_is_deterministic_with_common_seeds_across_methods():
     pd.testing.assert_frame_equal(bp[["time", "cost"]], ex.loc[bp.index, ["time", "cost"]])
 
 
+def test_compare_scores_regret_under_more_utilities_by_hand():
+    # the runs see the known means exactly; the truth differs from them for designs 0 and 5, so the
+    # choices are wrong by amounts worked out by hand
+    prob = FunctionProblem(exact, DESIGNS, ["time", "cost"], n_reps=1)  # deterministic
+    truth = MEANS.copy()
+    truth[0, 0] = 10.0   # design 0, the runs' fastest (time 1), is truly at 10: best time is design 1's 2
+    truth[5, 1] = 11.0   # design 5, the runs' cheapest (cost 1) and best product (6), truly costs 11
+    utilities = {"min time": "time", "min cost": mopt.utility.minimize("cost"),
+                 "min time x cost": mopt.utility.product("time", "cost")}
+    df = compare(prob, ["exhaustive", "random:1"], ["100%"], 2, seed=3, truth=truth, utilities=utilities)
+    assert list(df.columns) == [*COLUMNS, "pcs[min time]", "regret[min time]", "pcs[min cost]",
+                                "regret[min cost]", "pcs[min time x cost]", "regret[min time x cost]"]
+    ex = df[df["method"] == "exhaustive"]  # every design once (budget 8 x 1), at its known mean
+    assert ex["regret[min time]"].tolist() == [8.0, 8.0]           # 10 - 2
+    assert ex["regret[min cost]"].tolist() == [9.0, 9.0]           # 11 - 2 (design 4: (5-4)^2 + 1)
+    assert ex["regret[min time x cost]"].tolist() == [56.0, 56.0]  # 6 x 11 - 5 x 2
+    assert (ex[["pcs[min time]", "pcs[min cost]", "pcs[min time x cost]"]] == 0).all().all()
+    # the default utility is the product too: the same numbers in the usual columns
+    assert ex["regret"].tolist() == [56.0, 56.0] and ex["pcs"].tolist() == [0.0, 0.0]
+    assert df.attrs["utilities"]["min time"] == str(mopt.utility.minimize("time"))
+    assert (ex["versions"] == f"mopt {importlib.metadata.version('mopt')}").all()
+    peer = df[df["method"] == "random:1"]["versions"].iloc[0]
+    assert peer.startswith("numpy ") and "; " not in peer  # random search runs numpy alone
+
+
 def test_compare_scores_against_its_own_ground_truth(prob):
     df = compare(prob, ["exhaustive"], ["100%"], 1, seed=0)
     assert df.attrs["truth_reps"] == 100
@@ -159,6 +185,10 @@ def unsimulable():
         (dict(truth_reps=0), "'truth_reps'"),
         (dict(utility=mopt.utility.minimize("speed")), "needs column(s) ['speed']"),
         (dict(utility="speed"), "'utility' must be an objective name"),
+        (dict(utilities={"fast": "speed"}), "'utilities' 'fast': 'utility' must be an objective name"),
+        (dict(utilities={}), "'utilities' must be a non-empty dict"),
+        (dict(utilities=["time"]), "'utilities' must be a non-empty dict"),
+        (dict(utilities={"": "time"}), "'utilities' labels must be non-empty strings"),
     ],
 )
 def test_bad_parameters_are_refused_before_simulating(unsimulable, kwargs, fragment):

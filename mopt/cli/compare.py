@@ -22,7 +22,8 @@ def add_parser(sub, run_options) -> None:
         description="Run each method at each budget over independent macroreplications (common random "
                     "numbers across methods), score every run against a ground truth (exhaustive search "
                     "with many replications): probability of correct selection and regret for a utility, "
-                    "hypervolume ratio and Type I/II errors of the observed Pareto set.  Writes "
+                    "hypervolume ratio and Type I/II errors of the observed Pareto set; regret and correct "
+                    "selection also under the family's first three default utilities.  Writes "
                     "compare.csv (one row per run), summary.csv and progress.png.",
     )
     compare.add_argument("scenario", metavar="SCENARIO.toml")
@@ -46,6 +47,14 @@ def add_parser(sub, run_options) -> None:
     compare.add_argument("--option", action="append", default=[], metavar="METHOD.KEY=VALUE",
                          help="an option of one method, e.g. --option ocba.n0=5 (repeatable)")
     compare.set_defaults(func=run)
+
+
+def family_utilities(family: str, objectives) -> dict:
+    """The first three of the family's default utilities (``mopt frontier``'s), scored by compare
+    besides ``--utility`` (columns ``pcs[<label>]`` and ``regret[<label>]``)."""
+    from mopt.core.family import get_family
+
+    return dict(list(get_family(family).default_utilities(tuple(objectives)).items())[:3])
 
 
 def run(args) -> int:
@@ -113,7 +122,8 @@ def run(args) -> int:
         truth = ground_truth(problem, truth_n, seed=truth_seed, executor=client,
                              journal=_journal_file(args.journal, truth_seed), progress=progress(args))
         df = compare(problem, methods, budgets, macroreps, seed=seed, utility=utility, truth=truth,
-                     executor=client, journal=args.journal, progress=progress(args), options=options)
+                     executor=client, journal=args.journal, progress=progress(args), options=options,
+                     utilities=family_utilities(scenario.family, problem.objectives))
         df.attrs["truth_reps"] = truth_n
     table = summary(df)
     print(f"\nutility: {df.attrs['utility']}; pcs, type1, type2 are rates over macroreplications; "

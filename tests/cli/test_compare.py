@@ -32,8 +32,17 @@ def test_compare_writes_tidy_rows_summary_and_figure(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.err == ""
     rows = pd.read_csv(out / "compare.csv")
-    assert list(rows.columns) == list(COLUMNS)
+    # ExPERT's default utilities (the generic ones): min makespan, min cost, their product
+    labels = ["min makespan", "min cost", "min makespan x cost"]
+    assert list(rows.columns) == [*COLUMNS, *(f"{s}[{u}]" for u in labels for s in ("pcs", "regret"))]
     assert len(rows) == 3 * 2 * 2
+    assert rows["versions"].str.fullmatch(r"mopt \d+\.\d+\.\d+.*").all()
+    # the product is also compare's default utility: the same regret and correct selection
+    np.testing.assert_array_equal(rows["regret[min makespan x cost]"], rows["regret"])
+    np.testing.assert_array_equal(rows["pcs[min makespan x cost]"], rows["pcs"])
+    # exhaustive at 10 reps of every strategy (2890): its choice of the cheapest has no regret
+    # beyond noise in the ground truth's order; regrets are never negative
+    assert (rows[rows["status"] == "ok"][[f"regret[{u}]" for u in labels]] >= 0).all().all()
     assert sorted(rows["budget"].unique()) == [289, 2890]              # 10% of 289 x 10
     # OCBA needs n0 replications of all 289 designs: at 289 it cannot run, and says so
     small = rows[(rows["method"] == "ocba") & (rows["budget"] == 289)]
