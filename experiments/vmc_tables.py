@@ -123,7 +123,8 @@ def tables_md(runs: pd.DataFrame, heading: str) -> list[str]:
         methods = [m for m in methods if m in set(t.method)]
         if methods:
             parts.append(table_md(t, methods, paper, f"{heading}{title}"))
-            parts.append(f"Cells with a paper number: {agreement(t[t.method.isin(methods)], paper)}.")
+            if any((m, theta) in paper for m in methods for theta in set(t.theta)):
+                parts.append(f"Cells with a paper number: {agreement(t[t.method.isin(methods)], paper)}.")
     return parts
 
 
