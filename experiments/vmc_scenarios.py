@@ -1,25 +1,36 @@
-"""Tables 2, 3 and 4 of Zhang et al. (IEEE TETC 2014) in shape, with figures like Figs. 9-11.
+"""Tables 2, 3 and 4 of Zhang et al. (IEEE TETC 2014) at every size, with figures like Figs. 9-11.
 
-    PYTHONPATH=$PWD python experiments/vmc_scenarios.py [--seeds 20] [--sample-size 200] [--report-only]
+    PYTHONPATH=$PWD python experiments/vmc_scenarios.py [--name vmc_ind] [--seeds 20] [--sample-size 27132]
+        [--sizes 16,32,64,128] [--noise independent] [--cv 0.25] [--information lookahead] [--periods 40]
 
 Runs every cell (16, 32, 64, 128 VMs × LFLD, LFHD, HFLD, HFHD) for Scenario 1 (MC, BP, OO) and
-Scenario 2 (MC, BP, iOO, eOO; plus eOO + OCBA at 32 VMs for Table 4), seed by seed (seeds outer,
-so an interrupted run still covers every cell), appending one row per (cell, seed, method) to
-figures/vmc_runs.csv (resumable: rows already there are not run again; split a run over
-processes with --first-seed/--seed-step and --runs figures/vmc_runs_<k>.csv).  The report (tables
-with 95 % t-intervals over seeds, figures) is built from every figures/<name>_runs*.csv.
+Scenario 2 (MC, BP, iOO, eOO, eOO + OCBA), seed by seed (seeds outer, so an interrupted run still
+covers every cell), appending one row per (cell, seed, method) with its configuration (``noise``,
+``cv``, ``information``, ``periods``) and wall time to figures/NAME_runs.csv.  Resumable: rows
+already there are not run again.  Pieces: split a run over processes or days with
+--first-seed/--seed-step, --sizes, --workloads, --scenarios, --methods and --runs
+figures/NAME_runs_<piece>.csv; the report joins every figures/NAME_runs*.csv.
+
+``--noise`` (default ``independent``, the paper's: each schedule its own draws; ``common``: common
+random numbers, ours), ``--cv`` (σ/μ, default 0.25) and ``--information`` (``lookahead``, the paper's,
+or ``stale``) choose the model; ``--periods P`` shortens Scenario 2's horizon to P base periods where
+three Monte Carlo periods are longer (the issue's ≥ 40; a run records P in its rows).  Files written
+before these columns existed (the main ``vmc`` runs, K = 200) are read as common / 0.25 / look-ahead.
+
+The report (figures/NAME_scenarios.md, NAME_table2/3/4.csv): Tables 2-4 at every size in the paper's
+sign conventions with 95 % t-intervals over seeds, the paper's number and whether the sign agrees
+beside each cell, the must-holds per cell, then the same tables for each sensitivity configuration
+that ran (noise=common, σ/μ = 0.5, information=stale; "not run" otherwise).  The main
+configuration is the one given by --noise/--cv/--information, else the runs' most frequent.
 
 Other runs, reported beside the main one: ``--bp-alpha 0.8`` (Blind Pick at the paper's fraction,
-figures/vmc_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / merges only / neither,
-figures/vmc_ablation_runs.csv), and ``--name vmc_k2000 --sample-size 2000 --sizes 32`` (a larger
-sample, its own report figures/vmc_k2000_*).  ``--scenarios 2 --workloads ... --methods ioo,eoo``
-run only those (e.g. ``--name vmc_k27132 --sample-size 27132 --sizes 32 --scenarios 2 --methods
-ioo,eoo``, the specification's K; ``--name vmc_k27132 --sample-size 27132 --sizes 16
---no-keep-base-period --runs figures/vmc_k27132_runs_16.csv``, 16 VMs, both scenarios, the whole
-space searched).  Each run prints its methods' wall times.
+figures/NAME_bp_runs.csv), ``--ablation`` (Scenario 2's eOO with splits only / merges only / neither,
+figures/NAME_ablation_runs.csv), and side reports under their own --name (e.g. ``--name vmc_k2000
+--sample-size 2000 --sizes 32``).  Each run prints its methods' wall times.
 
-``--report-only`` rebuilds the tables and figures from the committed runs without simulating:
-``--report-only`` (the main report), ``--name vmc_k2000 --sample-size 2000 --sizes 32
+``--report-only`` rebuilds the tables (and figures) from the committed runs without simulating:
+``--report-only`` (the K = 200 report, common random numbers), ``--name vmc_ind --sample-size 27132
+--sizes 16 --report-only`` (independent draws), ``--name vmc_k2000 --sample-size 2000 --sizes 32
 --report-only`` and ``--name vmc_k27132 --sample-size 27132 --sizes 16,32 --report-only``.
 Figures are drawn for the main report only (``--figures`` for a side report's).
 """
@@ -46,42 +57,57 @@ from mopt.core.result import atomic_write  # noqa: E402
 from mopt.vmc.paper_scenarios import SCENARIO_METHODS, compare_methods  # noqa: E402
 from mopt.vmc.workload import KINDS  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from vmc_tables import LABEL, config_label, must_holds, relative, table_md, tables_md  # noqa: E402
+
 FIGURES = Path(__file__).resolve().parent.parent / "figures"
 SIZES = (16, 32, 64, 128)
-LABEL = {"exhaustive": "MC", "blind_pick": "BP", "ioo": "OO/iOO", "eoo": "eOO", "eoo_ocba": "eOO+OCBA"}
-#: the paper's Tables 2-4 (percent)
-PAPER2 = {("exhaustive", 16): (6.19, 5.50, 1.19, 0.80), ("exhaustive", 32): (3.18, 3.32, 2.53, 6.48),
-          ("exhaustive", 64): (1.29, 3.51, 4.01, 2.96), ("exhaustive", 128): (1.07, 1.60, 0.04, 0.13),
-          ("blind_pick", 16): (-1.03, -3.67, -2.97, -4.73), ("blind_pick", 32): (-2.27, -0.83, -3.78, -5.04),
-          ("blind_pick", 64): (-2.58, -4.96, -4.78, -2.31), ("blind_pick", 128): (-1.46, -2.07, -0.68, -2.27)}
-PAPER3 = {("exhaustive", 16): (-5.88, -12.12, -17.92, -7.12), ("exhaustive", 32): (-8.51, -10.43, -17.71, -10.31),
-          ("exhaustive", 64): (-9.56, -12.31, -22.26, -9.63), ("exhaustive", 128): (-16.00, -13.05, -18.68, -29.06),
-          ("blind_pick", 16): (0.98, -18.18, -14.41, -7.98), ("blind_pick", 32): (-3.40, -10.43, -12.31, -20.13),
-          ("blind_pick", 64): (-5.98, -19.13, -15.09, -16.50), ("blind_pick", 128): (-13.85, -19.48, -18.08, -32.62),
-          ("ioo", 16): (-2.94, -8.33, -7.29, -5.56), ("ioo", 32): (-2.13, -3.24, -15.66, -3.18),
-          ("ioo", 64): (-2.79, -5.82, -9.48, -7.06), ("ioo", 128): (-2.24, -11.35, -6.06, -14.05)}
-PAPER4 = {"exhaustive": (12.64, 18.33, 16.54, 29.68), "blind_pick": (14.28, 16.53, 15.79, 29.65),
-          "ioo": (8.52, 11.11, 10.65, 23.73), "eoo": (2.27, 3.63, 2.01, 7.14)}
 
 
 def plan(seeds, sizes, scenarios=(1, 2), workloads=KINDS, methods=None):
-    """Every (seed, theta, workload, scenario, methods) to run, seeds outer.  By default every
-    method of each scenario, and eOO + OCBA (Table 4, 32 VMs only) in a second pass, after every
-    seed of the others; with ``methods`` only those, all in one pass (eOO + OCBA at 32 VMs only)."""
+    """Every (seed, theta, workload, scenario, methods) to run, seeds outer (an interrupted run still
+    covers every cell): each scenario's methods, Scenario 2's with eOO + OCBA (Table 4) at every
+    size; with ``methods`` only those."""
     for seed in seeds:
         for theta in sizes:
             for kind in workloads:
                 for scen in scenarios:
-                    ms = SCENARIO_METHODS[scen]
-                    if methods is not None:
-                        extra = ("eoo_ocba",) if scen == 2 and theta == 32 else ()
-                        ms = tuple(m for m in (*ms, *extra) if m in methods)
+                    ms = SCENARIO_METHODS[scen] + (("eoo_ocba",) if scen == 2 else ())
+                    ms = tuple(m for m in ms if methods is None or m in methods)
                     if ms:
                         yield seed, theta, kind, scen, ms
-    if 32 in sizes and 2 in scenarios and methods is None:
-        for seed in seeds:
-            for kind in workloads:
-                yield seed, 32, kind, 2, ("eoo_ocba",)
+
+
+#: the configuration columns of a runs file, and their values in files written before they existed
+#: (the main runs of 2026-11-23/26: common random numbers, σ/μ = 0.25, look-ahead, 3 MC periods)
+CONFIG = {"noise": "common", "cv": 0.25, "information": "lookahead", "periods": float("nan")}
+
+
+def read_runs(paths) -> pd.DataFrame:
+    """Every runs file, each filled with :data:`CONFIG`'s defaults where it lacks a column, one row
+    per (cell, seed, method, configuration): split runs may overlap, and a seed gives the same row."""
+    frames = [pd.read_csv(p) for p in paths if Path(p).exists()]
+    if not frames:
+        return pd.DataFrame(columns=["theta", "workload", "scenario", "seed", "method", "throughput",
+                                     "makespan", *CONFIG])
+    runs = pd.concat([f.assign(**{c: v for c, v in CONFIG.items() if c not in f}) for f in frames],
+                     ignore_index=True)
+    keys = ["theta", "workload", "scenario", "seed", "method", "noise", "cv", "information", "periods"]
+    return runs.drop_duplicates(keys, ignore_index=True)
+
+
+def horizon_options(args, theta: int, kind: str, scen: int) -> dict:
+    """``compare_methods``'s options for one cell: noise, σ/μ, information, K, and Scenario 2's
+    horizon: three Monte Carlo periods, or ``--periods`` base periods where that is shorter (ours,
+    issue #23: at 16 VMs with the whole space searched, three MC periods are 188 base periods)."""
+    from mopt.vmc.paper_scenarios import scenario_problem
+
+    opts = {"sample_size": args.sample_size, "keep_base_period": args.keep_base_period, "noise": args.noise,
+            "cv": args.cv, "information": args.information}
+    if scen == 2 and args.periods is not None:
+        one = scenario_problem(theta, kind, 2, 1, periods=1, **opts)  # horizon = one MC period
+        opts["periods"] = min(3.0, args.periods * one.base_period / one.horizon)
+    return opts
 
 
 def run_bp(args, path: Path) -> None:
@@ -134,14 +160,14 @@ def run_ablation(args, path: Path) -> None:
 
 
 def run(args, path: Path) -> None:
-    done = pd.read_csv(path) if path.exists() else pd.DataFrame()
-    have = set()
-    if len(done):
-        have = set(zip(done.seed, done.theta, done.workload, done.scenario, done.method, strict=True))
+    done = read_runs([path])
+    config = (args.noise, args.cv, args.information)
+    have = set(zip(done.seed, done.theta, done.workload, done.scenario, done.method, done.noise, done.cv,
+                   done.information, strict=True))
     rows = [done] if len(done) else []
     seeds = range(args.first_seed, args.first_seed + args.seeds * args.seed_step, args.seed_step)
     for seed, theta, kind, scen, methods in plan(seeds, args.sizes, args.scenarios, args.workloads, args.methods):
-        methods = [m for m in methods if (seed, theta, kind, scen, m) not in have]
+        methods = [m for m in methods if (seed, theta, kind, scen, m, *config) not in have]
         if not methods:
             continue
         clock, took = [time.perf_counter()], []
@@ -151,33 +177,17 @@ def run(args, path: Path) -> None:
             took.append(now - clock[0])
             clock[0] = now
 
-        df = compare_methods(theta, kind, scen, methods, [seed], sample_size=args.sample_size,
-                             keep_base_period=args.keep_base_period, progress=lap)
+        opts = horizon_options(args, theta, kind, scen)
+        df = compare_methods(theta, kind, scen, methods, [seed], progress=lap, **opts)
+        short = opts.get("periods", 3.0) < 3.0  # the horizon in base periods, where it was shortened
+        df = df.assign(noise=args.noise, cv=args.cv, information=args.information,
+                       periods=args.periods if short else float("nan"), wall=took)
         rows.append(df)
         table = pd.concat(rows, ignore_index=True)
         atomic_write(path, lambda p, t=table: t.to_csv(p, index=False))
         print(f"seed {seed} {theta:>3} {kind} S{scen}: " + ", ".join(
             f"{LABEL[m]} {v:.4f} ({s:.1f} s)" for m, v, s in zip(df.method, df.throughput, took, strict=True)),
             flush=True)
-
-
-def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "throughput", gain: bool = False):
-    """Per cell and method: mean, 95 % half-width and seeds of (x_m − x_ref)/x_ref (``gain``:
-    (x_m − x_ref)/x_m, Table 4's OCBA gain with makespans), in percent, over the seeds that ran both."""
-    d = runs[runs.scenario == scenario].pivot_table(index=["theta", "workload", "seed"], columns="method",
-                                                    values=column)
-    out, columns = [], ["method", "theta", "workload", "mean", "hw", "n"]
-    if ref not in d.columns:
-        return pd.DataFrame(columns=columns)
-    for m in d.columns:
-        if m == ref:
-            continue
-        rel = ((d[m] - d[ref]) / (d[m] if gain else d[ref]) * 100).dropna()
-        for (theta, kind), x in rel.groupby(level=[0, 1]):
-            n = len(x)
-            hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n) if n > 1 else float("nan")
-            out.append({"method": m, "theta": theta, "workload": kind, "mean": x.mean(), "hw": hw, "n": n})
-    return pd.DataFrame(out, columns=columns)  # with its columns when empty (ref ran alone)
 
 
 def over_seeds(runs: pd.DataFrame, m: str, ref: str, column: str = "throughput", gain: bool = False) -> str:
@@ -194,24 +204,6 @@ def over_seeds(runs: pd.DataFrame, m: str, ref: str, column: str = "throughput",
     hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n)
     return (f"{x.mean():+.2f} ± {hw:.2f} % (mean over {rel.shape[1]} cells, interval over the {n} seeds that ran "
             f"every cell; {int((x > 0).sum())} of {n} seed means > 0)")
-
-
-def cell(r, paper=None) -> str:
-    s = f"{r['mean']:+.2f} ± {r['hw']:.2f} (n={r['n']})"
-    return s if paper is None else f"{s} [paper {paper:+.2f}]"
-
-
-def table_md(rel: pd.DataFrame, methods, paper, title: str) -> str:
-    lines = [f"### {title}", "", "| VMs | method | " + " | ".join(KINDS) + " |", "|---|---|" + "---|" * len(KINDS)]
-    for m in methods:
-        for theta in sorted(rel.theta.unique()):
-            cells = []
-            for k, kind in enumerate(KINDS):
-                x = rel[(rel.method == m) & (rel.theta == theta) & (rel.workload == kind)]
-                p = paper.get((m, theta)) if paper else None
-                cells.append(cell(x.iloc[0], None if p is None else p[k]) if len(x) else "—")
-            lines.append(f"| {theta} | {LABEL.get(m, m)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 def figure(runs: pd.DataFrame, scenario: int, methods, name: str, title: str) -> None:
@@ -249,7 +241,7 @@ def config_md(args) -> str:
     from mopt.vmc.space import count_partitions
 
     lines = ["| VMs | schedules u | searched K | O (s per replication) | t = iOO's overhead (s) | "
-             "MC period (s, in t) | Scenario 2 horizon (s) |", "|---|---|---|---|---|---|---|"]
+             "MC period (s, in t) | three MC periods (s) |", "|---|---|---|---|---|---|---|"]
     for theta in sorted(args.sizes):
         mp = scenario_problem(theta, "LFLD", 2, 1, sample_size=args.sample_size,
                               keep_base_period=args.keep_base_period)
@@ -259,39 +251,57 @@ def config_md(args) -> str:
     return "\n".join(lines)
 
 
+def main_config(runs: pd.DataFrame, given: dict) -> dict:
+    """The report's main configuration: what was given, else the runs' most frequent value."""
+    return {c: v if v is not None else (runs[c].mode().iloc[0] if len(runs) else CONFIG[c])
+            for c, v in given.items()}
+
+
+#: the sensitivity runs issue #23 asks for, beside the main ones, and how to make them
+SENSITIVITY = ({"noise": "common"}, {"cv": 0.5}, {"information": "stale"})
+
+
+def mc_note(args, theta: int, periods: float) -> str:
+    """What a horizon of ``periods`` base periods shorter than one Monte Carlo period means for MC."""
+    from mopt.vmc.paper_scenarios import scenario_problem
+
+    one = scenario_problem(theta, "LFLD", 2, 1, periods=1, sample_size=args.sample_size,
+                           keep_base_period=args.keep_base_period)  # horizon = one MC period
+    mc = one.horizon / one.base_period
+    return "" if mc < periods else (
+        f". At {theta} VMs Monte Carlo's search takes {mc:.1f} base periods, longer than the horizon: in "
+        "Scenario 2 MC runs the random initial schedule throughout, and its rows measure that schedule")
+
+
 def report(paths, args) -> str:
-    runs = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
-    # split runs may overlap: one row per (cell, seed, method); the same seed gives the same row
-    runs = runs.drop_duplicates(["theta", "workload", "scenario", "seed", "method"], ignore_index=True)
+    every = read_runs(paths)
+    main = main_config(every, args.main)
+    is_main = (every.noise == main["noise"]) & (every.cv == main["cv"]) & (every.information == main["information"])
+    runs = every[is_main]
     t2 = relative(runs, 1, "ioo")
     t3 = relative(runs, 2, "eoo")
-    t4 = relative(runs[runs.theta == 32], 2, "eoo_ocba", column="makespan", gain=True)
+    t4 = relative(runs, 2, "eoo_ocba", column="makespan", gain=True)
     reduced = " (reduced for the machine)" if args.sample_size < 27132 else " (the specification's)"
-    parts = [f"Runs: {len(runs)} (cells × seeds × methods); searched sample K = {args.sample_size} schedules "
-             f"per period{reduced}; 95 % t-intervals over seeds; n = seeds.", config_md(args)]
-    if len(t2):  # the tables of what ran only (a run may select scenarios and methods)
-        parts.append(table_md(t2, [m for m in ("exhaustive", "blind_pick") if m in set(t2.method)], PAPER2,
-                              "Table 2 (Scenario 1): (T_m − T_OO)/T_OO in %, + = better than OO"))
-    if len(t3):
-        parts.append(table_md(t3, [m for m in ("exhaustive", "blind_pick", "ioo") if m in set(t3.method)], PAPER3,
-                              "Table 3 (Scenario 2): (T_m − T_eOO)/T_eOO in %, − = worse than eOO"))
-    lines = ["### Table 4 (Scenario 2, 32 VMs): (M_m − M_OCBA)/M_m with makespans, in %, + = OCBA better", "",
-             "| method | " + " | ".join(KINDS) + " |", "|---|" + "---|" * len(KINDS)]
-    for m in ("exhaustive", "blind_pick", "ioo", "eoo"):
-        cells = []
-        for k, kind in enumerate(KINDS):
-            x = t4[(t4.method == m) & (t4.workload == kind)]
-            cells.append(cell(x.iloc[0], PAPER4[m][k]) if len(x) else "—")
-        lines.append(f"| {LABEL[m]} | " + " | ".join(cells) + " |")
-    if len(t4):
-        parts.append("\n".join(lines))
+    short = runs[runs.periods.notna()]
+    horizon = ("Scenario 2's horizon: three Monte Carlo periods" if not len(short) else
+               "Scenario 2's horizon: " + ", ".join(f"{p:g} base periods at {', '.join(map(str, sorted(g.theta.unique())))} VMs"
+                                                    for p, g in short.groupby("periods"))
+               + " (where three Monte Carlo periods are longer); three Monte Carlo periods elsewhere"
+               + "".join(mc_note(args, theta, p) for p, g in short.groupby("periods") for theta in sorted(g.theta.unique())))
+    parts = [f"Main runs: {config_label(main)}; {len(runs)} rows (cells × seeds × methods); searched sample "
+             f"K = {args.sample_size} schedules per period{reduced}; {horizon}. 95 % t-intervals over seeds, "
+             "paired (every method of a seed faces the same workload and truth); n = seeds. Beside each cell: "
+             "[the paper's number] and whether the sign agrees with it (n.s.: our interval includes 0).",
+             config_md(args), *tables_md(runs, "")]
+    parts.append("### Must-holds per cell (issue #23)\n\n" + must_holds(runs))
     s1 = runs[runs.scenario == 1].groupby("method")["throughput"].mean()
     s2 = runs[runs.scenario == 2].groupby("method")["throughput"].mean()
+
     def avg(t, m):  # mean over cells of the per-cell mean relative difference (seeds paired), %
         x = t[t.method == m]["mean"]
         return f"{x.mean():+.2f} % over {len(x)} cells, {int((x > 0).sum())} of them > 0"
 
-    checks = ["### Must-hold orders", "",
+    checks = ["### Averages over cells", "",
               "Raw throughput means over cells and seeds, then the per-cell relative differences "
               "(seeds paired) averaged over the cells:", ""]
     if len(s1):
@@ -299,15 +309,10 @@ def report(paths, args) -> str:
                       f"BP {s1.get('blind_pick', np.nan):.4f}; MC vs OO {avg(t2, 'exhaustive')}; "
                       f"BP vs OO {avg(t2, 'blind_pick')}")
     s2_methods = [m for m in ("eoo", "ioo", "exhaustive", "blind_pick") if m in s2.index]
-    checks.append("- Scenario 2: " + ", ".join(f"{LABEL[m]} {s2[m]:.4f}" for m in s2_methods) + "; " + "; ".join(
-        f"{LABEL[m]} vs eOO {avg(t3, m)}" for m in ("ioo", "exhaustive") if m in s2_methods))
-    io = runs[runs.scenario == 2].pivot_table(index=["theta", "workload", "seed"], columns="method",
-                                              values="throughput")
-    if {"ioo", "exhaustive"} <= set(io.columns):
-        r = ((io["ioo"] - io["exhaustive"]) / io["exhaustive"] * 100).dropna().groupby(level=[0, 1]).mean()
-        checks.append(f"- Scenario 2, iOO vs MC: {r.mean():+.2f} % over {len(r)} cells, {int((r > 0).sum())} "
-                      "of them > 0")
-    checks.append(f"- 32 VMs, Scenario 2, eOO+OCBA's makespan gain over eOO (Table 4's row): {avg(t4, 'eoo')}")
+    if s2_methods:
+        checks.append("- Scenario 2: " + ", ".join(f"{LABEL[m]} {s2[m]:.4f}" for m in s2_methods) + "; " + "; ".join(
+            f"{LABEL[m]} vs eOO {avg(t3, m)}" for m in ("ioo", "exhaustive") if m in s2_methods))
+    checks.append(f"- Scenario 2, eOO+OCBA's makespan gain over eOO (Table 4's row): {avg(t4, 'eoo')}")
     checks.append(f"- Scenario 2, iOO vs eOO in throughput, seed by seed: {over_seeds(runs, 'ioo', 'eoo')}")
     sizes = sorted(runs.theta.unique())
     for theta in sizes if len(sizes) > 1 else ():  # sizes may have run different seeds (ours)
@@ -315,9 +320,22 @@ def report(paths, args) -> str:
         for m, ref in (("ioo", "eoo"), ("ioo", "exhaustive")):
             if (text := over_seeds(one, m, ref)) != "not run":
                 checks.append(f"- {theta} VMs, Scenario 2, {LABEL[m]} vs {LABEL[ref]}, seed by seed: {text}")
-    checks.append("- 32 VMs, Scenario 2, eOO+OCBA's makespan gain over eOO, seed by seed: "
-                  f"{over_seeds(runs[runs.theta == 32], 'eoo', 'eoo_ocba', 'makespan', gain=True)}")
     parts.append("\n".join(checks))
+    for change in SENSITIVITY:
+        config = {**main, **change}
+        if config == main:
+            continue
+        sens = every[(every.noise == config["noise"]) & (every.cv == config["cv"])
+                     & (every.information == config["information"])]
+        title = f"Sensitivity: {config_label(config)}"
+        if not len(sens):
+            option = " ".join(f"--{k} {v}" for k, v in change.items())
+            parts.append(f"### {title}\n\nNot run (`{option}` runs it).")
+            continue
+        parts.append(f"## {title} ({len(sens)} rows)")
+        short = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in change.items())
+        parts.extend(tables_md(sens, f"{short}: "))
+        parts.append(f"### {short}: must-holds per cell\n\n" + must_holds(sens))
     bp_files = sorted(FIGURES.glob(f"{args.name}_bp_runs*.csv"))
     if bp_files:
         bp = pd.concat([pd.read_csv(p) for p in bp_files], ignore_index=True)
@@ -398,6 +416,16 @@ def main(argv=None) -> int:
                     help="run only these workloads, e.g. LFLD,HFHD")
     ap.add_argument("--methods", type=lambda s: tuple(s.split(",")), default=None,
                     help="run only these methods, all in one pass, e.g. ioo,eoo,eoo_ocba")
+    ap.add_argument("--noise", choices=("independent", "common"), default=None,
+                    help="the searches' noise: each schedule its own draws (the paper's; runs' default) or "
+                         "common random numbers (ours); the report's main tables: this one (default: the "
+                         "runs' most frequent), the others as sensitivity tables")
+    ap.add_argument("--cv", type=float, default=None, help="σ/μ of the profiling table (runs' default 0.25)")
+    ap.add_argument("--information", choices=("lookahead", "stale"), default=None,
+                    help="what Scenario 2's searches see (runs' default: lookahead, the paper's)")
+    ap.add_argument("--periods", type=float, default=None,
+                    help="Scenario 2's horizon: this many base periods where three Monte Carlo periods are "
+                         "longer (default: three MC periods)")
     args = ap.parse_args(argv)
     if args.figures is None:
         args.figures = args.name == "vmc"
@@ -414,11 +442,18 @@ def main(argv=None) -> int:
     if args.ablation:
         run_ablation(args, args.runs)
         return 0
+    if args.cv is not None and not (args.cv >= 0 and math.isfinite(args.cv)):
+        ap.error(f"--cv must be a number >= 0; got {args.cv}")
+    if args.periods is not None and not args.periods > 0:
+        ap.error(f"--periods must be > 0; got {args.periods}")
+    # the report's main configuration: what was given, else the runs' most frequent (see report)
+    args.main = {"noise": args.noise, "cv": args.cv, "information": args.information}
     if not args.report_only:
+        args.noise, args.information = args.noise or "independent", args.information or "lookahead"
+        args.cv = 0.25 if args.cv is None else args.cv
         run(args, args.runs)
-        paths = [args.runs]
-    else:
-        paths = sorted(FIGURES.glob(f"{args.name}_runs*.csv"))
+    # the report joins every piece: figures/NAME_runs*.csv (and --runs, wherever it is)
+    paths = sorted({*FIGURES.glob(f"{args.name}_runs*.csv"), *([args.runs] if args.runs.exists() else [])})
     print(report(paths, args))
     return 0
 
