@@ -11,6 +11,9 @@ hourly boundary, BSD = mean over the queued jobs) and applies the best until the
 Which candidates are simulated is SC13's time-constrained Algorithm 1
 (:class:`~mopt.cloud.selection.TimeConstrainedSelection`): a budget of Δ simulated policies per
 selection, λ = 0.6; with Δ >= the portfolio's size every policy is simulated every time (JSSPP).
+That is the papers' rule, ``selection="sc13"`` (the default here, kept bit for bit);
+``selection="mopt"`` is mopt's own rule (ours, :mod:`mopt.cloud.selection_rules`; the default of
+``mopt portfolio``). The loop (:func:`run_selections`) does not know which rule runs.
 
 Choices that are ours: before the first selection the first policy of the portfolio is active; the
 online simulations of one selection run in one compiled call (:func:`mopt.cloud.online.online_scores`)
@@ -30,7 +33,7 @@ from mopt.cloud import engine as E
 from mopt.cloud.policies import check_vm_key
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
-from mopt.cloud.selection_rules import MoptRule, selection_rule
+from mopt.cloud.selection_rules import MoptRule, Sc13Rule, selection_rule
 from mopt.cloud.simulate import MAX_PERIOD, CloudRun, run_result, start_run
 from mopt.core.errors import check_int
 from mopt.core.random import SeedLike
@@ -79,25 +82,19 @@ def run_selections(state: E.CloudState, table: np.ndarray, codes: np.ndarray,
     """Run ``state`` to the end, selecting a policy on every due tick (spec §6); returns the log.
 
     ``rule`` (a bound rule of :mod:`mopt.cloud.selection_rules`) decides whether a due tick
-    selects and what it applies; or ``score(planned)`` gives the online utility of each planned
-    policy index at the current state and the best is applied (the papers' rule with the spec's
-    window utility; the diagnostics in ``experiments/portfolio_diagnose.py`` pass other
-    readings). ``every`` is the selection period in seconds (0: never select); ``start``
+    selects and what it applies; without one, the papers' rule with ``score(planned)``, the online
+    utility of each planned policy index at the current state
+    (:class:`~mopt.cloud.selection_rules.Sc13Rule`). ``every`` is the selection period in seconds (0: never select); ``start``
     receives the jobs' start times.
     """
     log: dict[str, list] = {"time": [], "policy": [], "queue": [], "simulated": [], "utility": []}
     active = 0
+    rule = Sc13Rule(score) if rule is None else rule
 
     def select(incumbent: int | None) -> int:
-        if rule is not None:
-            if not rule.due():
-                return incumbent
-            chosen, value, simulated = rule.choose(selection, incumbent)
-        else:
-            planned = selection.plan()
-            scores = np.asarray(score(planned), dtype=np.float64)
-            chosen = selection.update(dict(zip(planned, scores.tolist(), strict=True)))
-            value, simulated = selection.last_scores[chosen], len(planned)
+        if not rule.due():
+            return incumbent
+        chosen, value, simulated = rule.choose(selection, incumbent)
         log["time"].append(state.clock)
         log["policy"].append(chosen)
         log["queue"].append(state.queue_length)

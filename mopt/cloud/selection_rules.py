@@ -130,12 +130,21 @@ def sample_futures(jobs: np.ndarray, now: float, arrived: int, *, lookback: floa
 
 
 class Sc13Rule:
-    """The papers' rule (spec §6): select on every due tick, the window utility, the best."""
+    """The papers' rule (spec §6): select on every due tick, apply the best of Algorithm 1's plan.
+
+    ``score(planned)`` gives the utility of each planned policy; by default (when bound to a
+    run) the spec's window utility (:func:`mopt.cloud.online.online_scores`); the diagnostics in
+    ``experiments/portfolio_diagnose.py`` pass other readings.
+    """
 
     name = "sc13"
 
+    def __init__(self, score=None):
+        self.score = score
+
     def bind(self, state, jobs, codes, seed, cloud, start) -> None:
-        self.state, self.jobs, self.codes, self.cloud = state, jobs, codes, cloud
+        if self.score is None:
+            self.score = lambda planned: online_scores(state, jobs, codes[planned], **cloud)[:, 0]
 
     def due(self) -> bool:
         return True
@@ -143,7 +152,7 @@ class Sc13Rule:
     def choose(self, selection, active: int | None) -> tuple[int, float, int]:
         """Run one call of Algorithm 1; returns (policy, its score, simulations)."""
         planned = selection.plan()
-        scores = online_scores(self.state, self.jobs, self.codes[planned], **self.cloud)[:, 0]
+        scores = np.asarray(self.score(planned), dtype=np.float64)
         chosen = selection.update(dict(zip(planned, scores.tolist(), strict=True)))
         return chosen, selection.last_scores[chosen], len(planned)
 
@@ -166,8 +175,8 @@ class MoptRule:
     shortlist : int, default 5
         With ``k`` > 0, simulate at a selection only the ``k`` constituents whose own runs
         (:class:`~mopt.cloud.shadows.Shadows`) did best over the last ``reflect`` seconds, and the
-        incumbent, instead of Algorithm 1's plan (which still runs until the shadows have a
-        record to compare).
+        incumbent, instead of Algorithm 1's plan (which still runs while the shadows hold no
+        span of at least one refresh with charged VM-hours in it).
     reflect, refresh : float, default 14 days, 1 day
         The span of the shadows' recent U, and how often it is updated (> 0).
     """

@@ -115,6 +115,23 @@ def test_mopt_rule_is_deterministic_per_seed(rule):
     assert len(a.log) > 0
 
 
+def test_shortlist_simulates_only_the_shadows_best_and_the_incumbent():
+    # 400 jobs over 4 days, refresh 6 h, reflect 1 day: once the shadows have two records with
+    # charged VM-hours between them, a selection simulates the 2 shortlisted policies and at most
+    # the incumbent besides; before, Algorithm 1 plans Δ = 4
+    rng = np.random.default_rng(11)
+    n = 400
+    df = pd.DataFrame({"submit_time": np.sort(rng.uniform(0, 4 * 86400, n)).round(),
+                       "run_time": rng.integers(60, 7200, n), "n_procs": rng.integers(1, 9, n)})
+    rule = MoptRule(shortlist=2, reflect=86400.0, refresh=6 * 3600.0)
+    a = simulate_portfolio(df, MIX, budget=4, seed=4, selection=rule)
+    b = simulate_portfolio(df, MIX, budget=4, seed=4, selection=rule)
+    assert a.log.equals(b.log)
+    assert a.log["simulated"].iloc[0] >= 4
+    late = a.log[a.log["time"] >= 86400.0]
+    assert len(late) > 0 and late["simulated"].max() <= 3
+
+
 def test_mopt_rule_selects_only_after_an_arrival_or_a_completion():
     df = random_trace(9, n=80)
     eager = simulate_portfolio(df, MIX, budget=3, seed=1, selection=MoptRule(events_only=False))
