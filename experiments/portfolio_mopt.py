@@ -205,7 +205,8 @@ def tables(args) -> None:
             "`portfolio_sc13.py versus` (figures/portfolio_versus_*.md). Empty: not run.\n")
     report(f"portfolio_mopt{tag}", head + "\n" + markdown_table(out, {
         "its U": ".3f", "sc13 U": ".3f", "walk U": ".3f", "mopt U": ".3f", "sc13 gain %": "+.2f",
-        "walk gain %": "+.2f", "mopt gain %": "+.2f", "mopt vs walk %": "+.2f", "mopt wall s": ".0f"}))
+        "walk gain %": "+.2f", "mopt gain %": "+.2f", "clairvoyant U": ".3f",
+        "clairvoyant gain %": "+.2f", "mopt vs walk %": "+.2f", "mopt wall s": ".0f"}))
     for name in dict.fromkeys(table.trace):
         figure(table, name, tag)
 
