@@ -6,7 +6,9 @@ with a ``DeprecationWarning``, as does ``mopt.cloud.koala`` (now :mod:`mopt.koal
 :class:`Policy` and :func:`simulate` (a compiled event loop over a copyable
 :class:`~mopt.cloud.engine.CloudState`, see :mod:`mopt.cloud.engine`). The portfolio scheduler:
 :func:`portfolio` (SC13's 60, JSSPP's 10 or a list of policies), :func:`simulate_portfolio` and
-SC13's Algorithm 1, :class:`TimeConstrainedSelection`; portfolio mixes as a search problem,
+SC13's Algorithm 1, :class:`TimeConstrainedSelection`; mopt's own selection rule,
+:class:`MoptRule` (``simulate_portfolio(..., selection="mopt")``); the walk-forward baseline,
+:func:`walk_forward`; portfolio mixes as a search problem,
 :class:`PortfolioProblem`. The simulator and the portfolio are
 imported on first use, so that ``import mopt.cloud`` stays cheap (no Numba).
 """
@@ -30,6 +32,8 @@ _LAZY = {
     "jsspp_code": "mopt.cloud.portfolios", "portfolio": "mopt.cloud.portfolios",
     "portfolio_names": "mopt.cloud.portfolios",
     "TimeConstrainedSelection": "mopt.cloud.selection",
+    "MoptRule": "mopt.cloud.selection_rules",
+    "walk_forward": "mopt.cloud.walk_forward", "WalkForwardRun": "mopt.cloud.walk_forward",
     "PortfolioProblem": "mopt.cloud.portfolio_problem",
 }
 

@@ -18,7 +18,9 @@ A simulation is a :class:`Cloud`: five state arrays, modified in place, and the 
     the clock, the accumulators (busy VM-seconds R_J, paid VM-seconds, the started jobs' summed
     bounded slowdown and their count), ODG's counters, the counts of queued jobs, leased VMs and
     running jobs, the next arrival, whether arrivals are still taken, the parameters (tick step,
-    boot delay, cap on VMs, runtime variant), whether the run is done, and the ticks visited.
+    boot delay, cap on VMs, runtime variant), whether the run is done, the ticks visited, and
+    whether the end of the run charges the VMs still leased only up to it (``S_PRORATE``: mopt's
+    selection rule's windows, ours; 0 everywhere else).
 
 The column indices are compiled into the steps as constants, and Numba's cache checks only the
 source file of each cached function: after changing an index here (or in
@@ -45,8 +47,8 @@ J_SUB, J_RUN, J_REQ, J_N, J_USER, J_EST = range(6)
 Q_ID, Q_SUB, Q_RUN, Q_EST, Q_REQ, Q_N, Q_USER = range(7)
 R_ID, R_START, R_END, R_N, R_EST, R_REQ, R_ACTIVE = range(7)
 (S_CLOCK, S_BUSY, S_PAID, S_BSD, S_STARTED, S_ODG_LEASE, S_ODG_RELEASE, S_NQ, S_NV, S_NEXT,
- S_ARRIVALS, S_STEP, S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN, S_TICKS) = range(18)
-N_SCALARS = 18
+ S_ARRIVALS, S_STEP, S_BOOT, S_CAP, S_MODE, S_DONE, S_NRUN, S_TICKS, S_PRORATE) = range(19)
+N_SCALARS = 19
 #: runtime variants (``S_MODE``), positions in :data:`mopt.cloud.policies.RUNTIMES`
 ACTUAL, USER, PREDICTED = range(3)
 

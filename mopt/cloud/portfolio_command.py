@@ -35,6 +35,10 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
     p.add_argument("--portfolio", default="sc13", metavar="NAME",
                    help="sc13 (60 policies), jsspp (10) or a comma-separated list of policies "
                         f"like {EXAMPLE_MIX} (default sc13)")
+    p.add_argument("--selection", default="mopt", choices=["mopt", "sc13"],
+                   help="selection rule: mopt's own (ours: prorated leases, hysteresis, selections "
+                        "on arrivals and completions; the default) or sc13, the papers' rule as "
+                        "published (for reproductions)")
     p.add_argument("--budget", type=positive_int, default=20, metavar="Δ",
                    help="policies simulated per selection (default 20)")
     p.add_argument("--ratio", type=float, default=0.6, metavar="λ",
@@ -128,7 +132,7 @@ def run(args) -> int:
         try:
             table, prun = portfolio_versus(
                 jobs, policies, budget=args.budget, ratio=args.ratio, period=args.period,
-                seed=args.seed, progress=(lambda _name: bar.update(1)) if bar is not None else None,
+                seed=args.seed, selection=args.selection, progress=(lambda _name: bar.update(1)) if bar is not None else None,
                 executor=client, **cloud)
         finally:
             if bar is not None:
@@ -138,10 +142,11 @@ def run(args) -> int:
     atomic_write(out / "selections.csv", lambda p: prun.log.to_csv(p, index=False))
     plot_versus(table, prun, out / "portfolio.png",
                 title=f"{args.trace}: {len(jobs):,} jobs, {args.runtime} runtimes, "
-                      f"Δ = {args.budget}, period {args.period}, seed {args.seed}")
+                      f"{args.selection} rule, Δ = {args.budget}, period {args.period}, seed {args.seed}")
     shown = table.assign(gain=100 * table["gain"]).rename(columns={"gain": "gain_%"})
     print(f"{args.trace}: {len(jobs):,} jobs; portfolio of {len(policies)} policies, "
-          f"Δ = {args.budget}, λ = {args.ratio}, period {args.period} x 20 s, "
+          f"{args.selection} selection rule, Δ = {args.budget}, λ = {args.ratio}, "
+          f"period {args.period} x 20 s, "
           f"{args.runtime} runtimes, α = {args.alpha}, β = {args.beta}, seed {args.seed}"
           f"{'' if args.vm_key == 'mod' else f', VM key {args.vm_key}'}")
     print(format_table(shown))

@@ -18,6 +18,7 @@ import pandas as pd
 from mopt.cloud.portfolio_scheduler import PortfolioRun, simulate_portfolio
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
+from mopt.cloud.selection_rules import selection_rule
 from mopt.cloud.simulate import MAX_PERIOD, simulate
 from mopt.core.errors import check_int
 from mopt.core.random import SeedLike
@@ -36,14 +37,14 @@ def _row(name: str, provisioning: str, summary: dict) -> dict:
 
 def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, ratio: float = 0.6,
                      period: int = 1, seed: SeedLike = None, progress=None, executor=None,
-                     **cloud) -> tuple[pd.DataFrame, PortfolioRun]:
+                     selection="sc13", **cloud) -> tuple[pd.DataFrame, PortfolioRun]:
     """Every constituent alone and the portfolio scheduler over the same trace.
 
     Parameters
     ----------
     jobs : pandas.DataFrame
         The trace (e.g. :func:`mopt.cloud.load_trace`).
-    portfolio, budget, ratio, period, seed
+    portfolio, budget, ratio, period, seed, selection
         As for :func:`mopt.cloud.simulate_portfolio`.
     progress : callable, optional
         Called with the name of each run before it starts (in-process) or when it has finished
@@ -76,7 +77,9 @@ def portfolio_versus(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20, 
     policies = as_portfolio(portfolio)
     TimeConstrainedSelection(len(policies), budget, ratio)  # bad input fails before any run
     check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
-    options = {"budget": budget, "ratio": ratio, "period": period, "seed": seed, **cloud}
+    selection_rule(selection)  # a bad rule name fails before any run
+    options = {"budget": budget, "ratio": ratio, "period": period, "seed": seed,
+               "selection": selection, **cloud}
     if executor is None:
         summaries = []
         for policy in policies:

@@ -11,6 +11,9 @@ hourly boundary, BSD = mean over the queued jobs) and applies the best until the
 Which candidates are simulated is SC13's time-constrained Algorithm 1
 (:class:`~mopt.cloud.selection.TimeConstrainedSelection`): a budget of Δ simulated policies per
 selection, λ = 0.6; with Δ >= the portfolio's size every policy is simulated every time (JSSPP).
+That is the papers' rule, ``selection="sc13"`` (the default here, kept bit for bit);
+``selection="mopt"`` is mopt's own rule (ours, :mod:`mopt.cloud.selection_rules`; the default of
+``mopt portfolio``). The loop (:func:`run_selections`) does not know which rule runs.
 
 Choices that are ours: before the first selection the first policy of the portfolio is active; the
 online simulations of one selection run in one compiled call (:func:`mopt.cloud.online.online_scores`)
@@ -20,16 +23,17 @@ job has started (the VMs' releases are then known: tested against ticking on); a
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from mopt.cloud import engine as E
-from mopt.cloud.online import online_scores
 from mopt.cloud.policies import check_vm_key
 from mopt.cloud.portfolios import portfolio as as_portfolio
 from mopt.cloud.selection import TimeConstrainedSelection
+from mopt.cloud.selection_rules import MoptRule, Sc13Rule, selection_rule
 from mopt.cloud.simulate import MAX_PERIOD, CloudRun, run_result, start_run
 from mopt.core.errors import check_int
 from mopt.core.random import SeedLike
@@ -74,34 +78,36 @@ class PortfolioRun(CloudRun):
 
 def run_selections(state: E.CloudState, table: np.ndarray, codes: np.ndarray,
                    selection: TimeConstrainedSelection, every: float, start: np.ndarray,
-                   score) -> dict[str, list]:
+                   score=None, rule=None) -> dict[str, list]:
     """Run ``state`` to the end, selecting a policy on every due tick (spec §6); returns the log.
 
-    ``score(planned)`` gives the online utility of each planned policy index at the current
-    state (:func:`simulate_portfolio` passes the spec's window utility; the diagnostics in
-    ``experiments/portfolio_diagnose.py`` pass other readings). ``every`` is the selection period
-    in seconds (0: never select); ``start`` receives the jobs' start times.
+    ``rule`` (a bound rule of :mod:`mopt.cloud.selection_rules`) decides whether a due tick
+    selects and what it applies; without one, the papers' rule with ``score(planned)``, the online
+    utility of each planned policy index at the current state
+    (:class:`~mopt.cloud.selection_rules.Sc13Rule`). ``every`` is the selection period in seconds (0: never select); ``start``
+    receives the jobs' start times.
     """
     log: dict[str, list] = {"time": [], "policy": [], "queue": [], "simulated": [], "utility": []}
+    active = 0
+    rule = Sc13Rule(score) if rule is None else rule
 
-    def select() -> int:
-        planned = selection.plan()
-        scores = np.asarray(score(planned), dtype=np.float64)
-        chosen = selection.update(dict(zip(planned, scores.tolist(), strict=True)))
+    def select(incumbent: int | None) -> int:
+        if not rule.due():
+            return incumbent
+        chosen, value, simulated = rule.choose(selection, incumbent)
         log["time"].append(state.clock)
         log["policy"].append(chosen)
         log["queue"].append(state.queue_length)
-        log["simulated"].append(len(planned))
-        log["utility"].append(selection.last_scores[chosen])
+        log["simulated"].append(simulated)
+        log["utility"].append(value)
         return chosen
 
-    active = 0
     if every > 0 and state.queue_length > 0 and state.clock % every == 0:
-        active = select()
+        active = select(None)
     while True:
         status = state.advance(table, codes[active], period=every, out_start=start)
         if status == E.SELECT:
-            active = select()
+            active = select(active)
         elif status == E.DONE:
             return log
         else:  # pragma: no cover - the engine refuses traces it cannot finish
@@ -113,7 +119,7 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
                        boot_delay: float = 120, step: float = 20, max_vms: int = 256,
                        runtime: str = "actual", kappa: float = 100.0, alpha: float = 1.0,
                        beta: float = 1.0, drop_wide: bool = False,
-                       vm_key: str = "mod") -> PortfolioRun:
+                       vm_key: str = "mod", selection="sc13") -> PortfolioRun:
     """Simulate the portfolio scheduler over a job trace (spec §6).
 
     Parameters
@@ -134,6 +140,11 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     boot_delay, step, max_vms, runtime, kappa, alpha, beta, drop_wide, vm_key
         As for :func:`mopt.cloud.simulate`; U's κ, α, β are also the selection criterion, and
         ``vm_key`` (BestFit / WorstFit's key) holds for the real run and every online simulation.
+    selection : {"sc13", "mopt"} or MoptRule, default "sc13"
+        The selection rule (:mod:`mopt.cloud.selection_rules`): the papers' (``"sc13"``, kept
+        bit for bit for the reproductions) or mopt's own (``"mopt"``, ours; the default of
+        ``mopt portfolio``), or a :class:`~mopt.cloud.selection_rules.MoptRule` with other
+        parameters.
 
     Returns
     -------
@@ -147,10 +158,13 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     (0.0, 'ODA-FCFS-FirstFit', 13.89)
     """
     policies = as_portfolio(portfolio)
+    rule = copy.copy(selection_rule(selection))  # bound to this run only
     check_vm_key(vm_key)
     budget = check_int("budget", budget, low=1)
     period = check_int("period", check_int("period", period, low=1), high=MAX_PERIOD)
-    selection = TimeConstrainedSelection(len(policies), budget, ratio, seed)
+    if isinstance(rule, MoptRule):
+        rule.check()  # bad parameters fail before the trace is read
+    algorithm1 = TimeConstrainedSelection(len(policies), budget, ratio, seed)
     table, frame, info, state = start_run(jobs, boot_delay=boot_delay, step=step, max_vms=max_vms,
                                           runtime=runtime, kappa=kappa, alpha=alpha, beta=beta,
                                           drop_wide=drop_wide)
@@ -158,11 +172,8 @@ def simulate_portfolio(jobs: pd.DataFrame, portfolio="sc13", *, budget: int = 20
     every = period * float(step) if len(policies) > 1 else 0.0
     start = np.full(len(table), np.nan)
 
-    def score(planned: list[int]) -> np.ndarray:
-        return online_scores(state, table, codes[planned], kappa=kappa, alpha=alpha,
-                               beta=beta)[:, 0]
-
-    log = run_selections(state, table, codes, selection, every, start, score)
+    rule.bind(state, table, codes, seed, {"kappa": kappa, "alpha": alpha, "beta": beta}, start)
+    log = run_selections(state, table, codes, algorithm1, every, start, rule=rule)
     out, summary = run_result(table, frame, info, state, start, kappa=kappa, alpha=alpha, beta=beta)
     frame_log = pd.DataFrame(log)
     frame_log.insert(2, "name", [policies[i].name for i in log["policy"]])

@@ -32,6 +32,7 @@ from mopt.cloud.layout import (
     S_NRUN,
     S_NV,
     S_PAID,
+    S_PRORATE,
     S_STEP,
     V_LEASE,
     V_READY,
@@ -101,7 +102,8 @@ def finish_without_ticking(cloud, t):
     """Finish a run whose queue is empty and that takes no more arrivals, without ticking: what
     the loop would do from here (no lease: every target is 0; each VM released on the first tick
     at or after it goes idle whose paid hour ends before the next tick; every VM still leased
-    charged at the tick the last job ends). Only for policies that release every idle VM at its
+    charged at the tick the last job ends; with ``S_PRORATE``, a VM still leased then is charged
+    only up to that tick). Only for policies that release every idle VM at its
     paid hour (:func:`mopt.cloud.policies.releases_all_at_paid_hour`)."""
     scalars, running, vms = cloud.scalars, cloud.running, cloud.vms
     step = scalars[S_STEP]
@@ -120,7 +122,10 @@ def finish_without_ticking(cloud, t):
             idle = t + step
         boundary = paid_until(idle, lease)
         release = idle if release_due(idle, lease, step, False) else math.floor(boundary / step) * step
-        scalars[S_PAID] += billed_hours(min(release, end), lease) * HOUR
+        if scalars[S_PRORATE] > 0 and release > end:  # still leased at the end: up to the end
+            scalars[S_PAID] += end - lease
+        else:
+            scalars[S_PAID] += billed_hours(min(release, end), lease) * HOUR
     scalars[S_NV] = 0.0
     scalars[S_NRUN] = 0.0
     scalars[S_CLOCK] = end

@@ -60,6 +60,7 @@ from mopt.cloud.layout import (
     S_ODG_LEASE,
     S_ODG_RELEASE,
     S_PAID,
+    S_PRORATE,
     S_STARTED,
     S_STEP,
     V_LEASE,
@@ -298,9 +299,13 @@ def release_at_paid_hour(cloud, provisioning, t, waiting):
 
 @kernel
 def charge_leased(cloud, t):
-    """The end of a run: charge every VM still leased up to its next hourly boundary."""
+    """The end of a run: charge every VM still leased up to its next hourly boundary (with
+    ``S_PRORATE``, an online window of mopt's rule: only up to ``t``)."""
     scalars = cloud.scalars
     for v in range(int(scalars[S_NV])):
-        scalars[S_PAID] += billed_hours(t, cloud.vms[v, V_LEASE]) * HOUR
+        if scalars[S_PRORATE] > 0:
+            scalars[S_PAID] += t - cloud.vms[v, V_LEASE]
+        else:
+            scalars[S_PAID] += billed_hours(t, cloud.vms[v, V_LEASE]) * HOUR
     scalars[S_NV] = 0.0
     scalars[S_DONE] = 1.0

@@ -82,16 +82,16 @@ def start_window(cloud):
 
 
 @njit(cache=True)
-def compact_running(running, vms, nv, nq):
-    """The running-job table cut down to the live jobs plus one free slot per queued job (all
-    an online simulation can fill: it takes no arrivals), the VMs' slot numbers renumbered to
+def compact_running(running, vms, nv, free):
+    """The running-job table cut down to the live jobs plus ``free`` free slots (one per queued
+    job: all an online simulation without arrivals can fill), the VMs' slot numbers renumbered to
     match. The loop visits every slot on every tick, so this keeps an online simulation's cost
     in the queued and running jobs, not in the cap on VMs (ours; the results are the same)."""
     live = 0
     for s in range(running.shape[0]):
         if running[s, R_ACTIVE] > 0:
             live += 1
-    compact = np.zeros((live + max(nq, 1), running.shape[1]))
+    compact = np.zeros((live + free, running.shape[1]))
     renumber = np.full(running.shape[0], -1.0)
     k = 0
     for s in range(running.shape[0]):

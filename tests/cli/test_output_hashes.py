@@ -92,9 +92,9 @@ CASES = {
         False,
         {"jobs.csv": "b2e990c803b720adb8848c1684268321d3c6b875d7625b6e7fc4ce492f84a2c8"},
     ),
-    "portfolio": (  # the default sc13 portfolio (60 policies), the first 500 jobs
-        ["portfolio", "--trace", TRACE, "--max-jobs", "500", "--seed", "1", "--out", "{tmp}/pf",
-         "--quiet"],
+    "portfolio": (  # the default sc13 portfolio (60 policies), the papers' rule, the first 500 jobs
+        ["portfolio", "--trace", TRACE, "--max-jobs", "500", "--seed", "1", "--selection", "sc13",
+         "--out", "{tmp}/pf", "--quiet"],
         True,
         {
             "pf/portfolio.csv": "2312aabf7cdc391319d4f436ae64c16ad1440c7b78990e0c2493091a0a8e63c4",

@@ -48,6 +48,7 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
     (["--portfolio", MIX + ","], "'--portfolio' has an empty policy name between commas"),
     (["--portfolio", "ODA-FCFS-FirstFit,ODA-FCFS"], "'--portfolio' must read"),
     (["--ratio", "0"], "'--ratio' must be in (0, 1]"),
+    (["--selection", "foo"], "argument --selection: invalid choice: 'foo' (choose from 'mopt', 'sc13')"),
     (["--alpha", "-1"], "'--alpha' must be in [0, 100]"),
     (["--trace", "NOPE-SP2"], "'--trace' must be an archive name"),
     (["--max-vms", "2"], "1 jobs of "),  # job 1 needs 4 VMs
@@ -68,9 +69,10 @@ def test_usage_errors(trace, tmp_path, capsys, argv):
     assert code == 2 and "Traceback" not in err and "must be" in err.splitlines()[-1]
 
 
-def test_workers_give_the_same_files(tmp_path, capsys):
+@pytest.mark.parametrize("selection", ["mopt", "sc13"])
+def test_workers_give_the_same_files(tmp_path, capsys, selection):
     # 30 random jobs, three policies: the constituents and the portfolio as tasks of a local Dask
-    # cluster of 2 workers give the same table and selection log as in-process
+    # cluster of 2 workers give the same table and selection log as in-process (both rules)
     import numpy as np
 
     rng = np.random.default_rng(4)
@@ -85,7 +87,7 @@ def test_workers_give_the_same_files(tmp_path, capsys):
     for k, extra in enumerate(([], ["--workers", "2"])):
         out = tmp_path / f"o{k}"
         assert main(["portfolio", "--trace", str(path), "--portfolio", mix, "--out", str(out),
-                     "--quiet", *extra]) == 0
+                     "--selection", selection, "--quiet", *extra]) == 0
         outs.append(out)
     capsys.readouterr()
     for name in ("portfolio.csv", "selections.csv"):

@@ -1,0 +1,93 @@
+"""Shadow runs for mopt's selection rule (ours): each constituent's realised recent performance.
+
+SC13 calls the scheduler's look back at how its policies did "reflection". Here every constituent
+runs alone beside the real run, over the same arrivals, in step with the real clock (a shadow
+never runs past the real clock, so it sees no future job). Every ``refresh`` seconds each
+shadow's totals are recorded; a policy's recent utility is U over the last ``lookback`` seconds of
+its own run: the busy and charged VM-seconds and the bounded slowdowns of the jobs started in that
+span (VM-seconds are counted when a job starts and when a VM is released, so the span's edges
+are blurred by at most one run and one hour). :meth:`Shadows.shortlist` names the ``size`` best;
+mopt's rule simulates only those (and the incumbent) at a selection. The shadows cost what the
+constituents' own runs cost: one run of each over the trace in all.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from mopt.cloud import engine as E
+
+__all__ = ["Shadows"]
+
+
+class Shadows:
+    """Every policy of ``codes`` run alone over ``jobs``, in step with ``state`` (module docstring).
+
+    Parameters
+    ----------
+    state : CloudState
+        The real run (its clock, and the cloud's parameters for the shadows' start).
+    jobs : numpy.ndarray
+        The trace table.
+    codes : numpy.ndarray
+        (N, 3) policy codes.
+    lookback, refresh : float
+        Seconds of the recent past scored, and between two records of the shadows' totals.
+    kappa, alpha, beta : float
+        U's parameters.
+    """
+
+    def __init__(self, state, jobs, codes, *, lookback: float, refresh: float, kappa: float,
+                 alpha: float, beta: float):
+        sc = state.scalars
+        self.jobs, self.codes = jobs, codes
+        self.lookback, self.refresh = float(lookback), float(refresh)
+        self.utility = (float(kappa), float(alpha), float(beta))
+        self.runs = [E.CloudState.start(jobs, step=float(sc[E.S_STEP]),
+                                        boot_delay=float(sc[E.S_BOOT]), max_vms=int(sc[E.S_CAP]),
+                                        n_users=state.history.shape[0],
+                                        runtime=int(sc[E.S_MODE])) for _ in codes]
+        self.done = [False] * len(codes)
+        self.records: deque = deque()  # (time, (N, 4) totals: busy, paid, bsd sum, started)
+        self.next_record = float(sc[E.S_CLOCK])
+        self._ranked: list[int] | None = None
+
+    def _totals(self) -> np.ndarray:
+        return np.array([[r.scalars[E.S_BUSY], r.scalars[E.S_PAID], r.scalars[E.S_BSD],
+                          r.scalars[E.S_STARTED]] for r in self.runs])
+
+    def catch_up(self, now: float) -> None:
+        """Run the shadows to ``now`` and record their totals if a record is due."""
+        if now < self.next_record:
+            return
+        for p, run in enumerate(self.runs):
+            if not self.done[p] and run.clock < now:
+                self.done[p] = run.advance(self.jobs, self.codes[p], until=now) == E.DONE
+        self.records.append((now, self._totals()))
+        while len(self.records) > 1 and self.records[1][0] <= now - self.lookback:
+            self.records.popleft()
+        self.next_record = now + self.refresh
+        self._ranked = None
+
+    def recent_utility(self) -> np.ndarray:
+        """Each policy's U over the span between the oldest kept record and the newest."""
+        (_, first), (_, last) = self.records[0], self.records[-1]
+        busy, paid, bsd, started = (last - first).T
+        kappa, alpha, beta = self.utility
+        return np.array([E.utility(b, p, s / n if n > 0 else 1.0, kappa, alpha, beta)
+                         for b, p, s, n in zip(busy, paid, bsd, started, strict=True)])
+
+    def shortlist(self, now: float, size: int) -> list[int] | None:
+        """The ``size`` policies with the best recent U (ties: portfolio order), or None while
+        less than one refresh has been recorded or nothing was charged in the span."""
+        self.catch_up(now)
+        if len(self.records) < 2:
+            return None
+        if self._ranked is None:
+            scores = self.recent_utility()
+            if not np.any(scores > 0):
+                return None
+            self._ranked = sorted(range(len(scores)), key=lambda p: -scores[p])
+        return self._ranked[:size]
