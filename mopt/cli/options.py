@@ -147,21 +147,24 @@ class RunOptions:
 
     def __call__(self, parser: argparse.ArgumentParser, out_default: str | None, *, stdout: bool = False,
                  journal: bool = False, out_help: str | None = None, seed_default: int | None = None,
-                 seed_help: str | None = None, seed: bool = True, parallel: bool = True) -> None:
-        """Add ``--out`` (default ``out_default``; ``out_help`` describes it), ``--quiet``; with
+                 seed_help: str | None = None, seed: bool = True, parallel: bool = True,
+                 out_file: bool = False) -> None:
+        """Add ``--out`` (default ``out_default``; ``out_help`` describes it; ``out_file``: it names
+        a file, not a directory), ``--quiet``; with
         ``seed`` (a run that draws random numbers) ``--seed`` (default ``seed_default``,
         ``seed_help`` describes it); with ``parallel`` ``--workers`` and ``--scheduler``; with
         ``journal`` ``--journal``."""
         add_run_options(parser, out_default, stdout=stdout, out_help=out_help, seed_default=seed_default,
-                        seed_help=seed_help, seed=seed, parallel=parallel)
+                        seed_help=seed_help, seed=seed, parallel=parallel, out_file=out_file)
         if journal:
             add_journal_option(parser)
 
 
 def add_run_options(p: argparse.ArgumentParser, out_default: str | None, stdout: bool = False, *,
                     out_help: str | None = None, seed_default: int | None = None, seed_help: str | None = None,
-                    seed: bool = True, parallel: bool = True) -> None:
-    """Add ``--out``, ``--seed``, ``--workers``, ``--scheduler`` and ``--quiet`` to a run command.
+                    seed: bool = True, parallel: bool = True, out_file: bool = False) -> None:
+    """Add ``--out`` (a directory, or with ``out_file`` a file), ``--seed``, ``--workers``,
+    ``--scheduler`` and ``--quiet`` to a run command.
 
     Examples
     --------
@@ -171,7 +174,7 @@ def add_run_options(p: argparse.ArgumentParser, out_default: str | None, stdout:
     'mopt-x'
     """
     dash = "; '-' writes front.csv to stdout, messages and progress to stderr" if stdout else ""
-    p.add_argument("--out", metavar="DIR", default=out_default,
+    p.add_argument("--out", metavar="FILE" if out_file else "DIR", default=out_default,
                    help=out_help or f"output directory (default: {out_default or './mopt-<scenario name>'}{dash})")
     if seed:
         default = "1, or the scenario's [run] seed" if seed_default is None else seed_default

@@ -40,7 +40,8 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
                    help="drop jobs wider than the cap instead of refusing the trace")
     p.add_argument("--alpha", type=run_options.non_negative, default=1.0, help="utility exponent α")
     p.add_argument("--beta", type=run_options.non_negative, default=1.0, help="utility exponent β")
-    run_options(p, None, out_help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv)", seed=False,
+    run_options(p, None, out_help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv), its report beside it "
+                                  "(NAME.report.html)", out_file=True, seed=False,
                 parallel=False)
     p.set_defaults(memory_hint="a smaller trace (--size-limit) or a lower --max-vms")
     p.set_defaults(func=run)

@@ -50,7 +50,8 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                    help="later jobs pass a waiting job that fits nowhere (the default of the other "
                         "policies, ours; TAGS-chain's before issue #26)")
     p.add_argument("--first", type=int, default=None, metavar="N", help="only the first N records of the trace")
-    run_options(p, None, out_help="also write the table to this CSV file", seed_default=1,
+    run_options(p, None, out_help="also write the table to this CSV file and its report beside it (NAME.report.html)",
+                out_file=True, seed_default=1,
                 seed_help="seed of RND dispatch", parallel=False)
     p.set_defaults(func=run, memory_hint="fewer records (--first N)")
     return p

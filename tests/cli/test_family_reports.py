@@ -117,3 +117,10 @@ def test_browser_draws_every_job_of_the_simulate_report_offline(swf, tmp_path):
     assert errors(dom) == "" and "errors" not in attrs
     assert attrs["rendered"] == "yes" and attrs["points"] == "120"
     assert dom.count('class="point"') == 120  # one SVG marker per job
+
+
+@pytest.mark.parametrize("command, metavar", [("simulate", "FILE"), ("koala", "FILE"), ("portfolio", "DIR"),
+                                              ("vmc", "DIR"), ("frontier", "DIR")])
+def test_out_says_whether_it_names_a_file_or_a_directory(command, metavar, capsys):
+    assert main([command, "--help"]) == 0
+    assert f"--out {metavar}" in capsys.readouterr().out
