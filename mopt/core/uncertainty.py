@@ -154,7 +154,7 @@ def multiplier_resamples(means: np.ndarray, samples: list, rng, resamples: int =
         by_rep = np.ascontiguousarray(resid.transpose(1, 0, 2))  # (R, C, m)
         return np.concatenate([multiplier_kernel(np.ascontiguousarray(means[lo:lo + step], dtype=float), g,
                                                  np.ascontiguousarray(by_rep[:, lo:lo + step]),
-                                                 t[:, lo:lo + step])
+                                                 np.ascontiguousarray(t[:, lo:lo + step]))
                                for lo in range(0, max(C, 1), step)], axis=1)
     shift = np.empty((resamples, C, m))  # many: BLAS, in blocks of designs (short calls)
     for lo in range(0, C, 256):
@@ -185,12 +185,16 @@ def _multiplier_draws(means, samples, rng, resamples):
     # the error estimate is itself uncertain: scale each draw by sqrt((n - 1) / chi2(n - 1)), so
     # that a mean varies as Student's t (Jeffreys' prior), not as a normal of known variance
     k = np.maximum(lengths, 2) - 1.0
-    return resid, g, np.sqrt(k / _chi2(k, rng, resamples))
+    chi2 = _chi2(k, rng, resamples)
+    if len(k) and chi2.strides[1] == 0:  # one count: one scale per resample, shared by all
+        return resid, g, np.broadcast_to(np.sqrt(k[0] / chi2[:, 0])[:, None], chi2.shape)
+    return resid, g, np.sqrt(k / chi2)
 
 
 def _bootstrap_nondominated_2d(means, samples, rng, resamples):
     """(B, C) bool: :func:`nondominated` of :func:`multiplier_resamples` for two objectives and
-    at most 32 replications, fused in one compiled pass (the same draws, without storing them)."""
+    designs of one replication count (at most 32), fused in one compiled pass (the same draws,
+    without storing them)."""
     from mopt.core.uncertainty_kernels import bootstrap_nondominated_2d
 
     resid, g, t = _multiplier_draws(means, samples, rng, resamples)
@@ -198,11 +202,11 @@ def _bootstrap_nondominated_2d(means, samples, rng, resamples):
     start = np.lexsort((means[:, 1], means[:, 0]))  # designs in the order of their means
     rx, ry = (np.ascontiguousarray(resid[start, :, j].T) for j in (0, 1))
     mx, my = (np.ascontiguousarray(means[start, j], dtype=float) for j in (0, 1))
-    ts = t if t.strides[1] == 0 else np.ascontiguousarray(t[:, start])  # one count: all columns equal
+    scale = np.ascontiguousarray(t[:, 0])  # one count: every design's Student-t scale is the same
     out = np.empty((resamples, C), dtype=bool)
     step = max(1, 4_000_000 // max(C * R, 1))  # blocks of resamples: a signal waits for one short call
     for lo in range(0, resamples, step):
-        out[lo:lo + step, start] = bootstrap_nondominated_2d(mx, my, g[lo:lo + step], rx, ry, ts[lo:lo + step])
+        out[lo:lo + step] = bootstrap_nondominated_2d(mx, my, g[lo:lo + step], rx, ry, scale[lo:lo + step], start)
     return out
 
 
@@ -335,11 +339,10 @@ def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
                               f"{len(ids)} design(s) that may be on the front have fewer ({listed}); "
                               f"give each at least {MIN_REPS} (mopt.refine, mopt frontier --refine B, or n_reps).")
     lo, hi = intervals(means, ses, n, level)
-    added = {"p_nondominated": p}
-    for j, o in enumerate(objectives):
-        added[f"{o}_lo"] = lo[:, j]
-        added[f"{o}_hi"] = hi[:, j]
-    return pd.concat([evaluations, pd.DataFrame(added, index=evaluations.index)], axis=1), summary
+    names = ["p_nondominated"] + [f"{o}_{end}" for o in objectives for end in ("lo", "hi")]
+    block = np.column_stack([p] + [a[:, j] for j in range(len(objectives)) for a in (lo, hi)])
+    added = pd.DataFrame(block, columns=names, index=evaluations.index)  # one block: quicker than a dict
+    return pd.concat([evaluations, added], axis=1), summary
 
 
 def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=None,

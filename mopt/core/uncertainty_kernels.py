@@ -40,32 +40,36 @@ def multiplier_kernel(means, g, resid, t):  # pragma: no cover - compiled
 def nondominated_2d_kernel(x, y, start):  # pragma: no cover - compiled
     """Row b of the (B, C) result: which of the C points (x[b], y[b]) no other point dominates
     (equal points do not dominate each other). Each row is taken in the order ``start`` (the
-    designs' order by their means: resampled means are nearly in that order) and sorted and swept
-    by :func:`_sweep`."""
+    designs' order by their means: resampled means are nearly in that order) and tested by
+    :func:`_staircase` (or, far from that order, sorted and swept by :func:`_sweep`)."""
     B, C = x.shape
     out = np.empty((B, C), dtype=np.bool_)
     xs, ys, idx = np.empty(C), np.empty(C), np.empty(C, dtype=np.int64)
+    sx, sy, si = np.empty(C), np.empty(C), np.empty(C, dtype=np.int64)
     for b in range(B):
         for k in range(C):
             i = start[k]
             xs[k] = x[b, i]
             ys[k] = y[b, i]
             idx[k] = i
-        _sweep(xs, ys, idx, out[b])
+        if not _staircase(xs, ys, idx, out[b], sx, sy, si):
+            _sweep(xs, ys, idx, out[b])
     return out
 
 
 @njit(cache=True)
-def bootstrap_nondominated_2d(mx, my, g, rx, ry, t):  # pragma: no cover - compiled
+def bootstrap_nondominated_2d(mx, my, g, rx, ry, t, label):  # pragma: no cover - compiled
     """:func:`multiplier_kernel` and :func:`nondominated_2d_kernel` in one pass, for two
-    objectives, without storing the resampled means: row b of the (B, C) result says which designs
-    are non-dominated when design c's means are ``mx[c] + t[b, c] * sum_r g[b, r] * rx[r, c]`` and
-    the same in y. The designs come in the order of their means (the sort's starting order)."""
+    objectives and designs of one replication count, without storing the resampled means: in row
+    b of the (B, C) result, column ``label[c]`` says whether design c is non-dominated when its
+    means are ``mx[c] + t[b] * sum_r g[b, r] * rx[r, c]`` and the same in y. The designs come in
+    the order of their means (the staircase's starting order); ``label`` puts them back."""
     B, R = g.shape
     C = mx.shape[0]
     out = np.empty((B, C), dtype=np.bool_)
     ax, ay = np.empty(C), np.empty(C)
-    xs, ys, idx = np.empty(C), np.empty(C), np.empty(C, dtype=np.int64)
+    xs, ys = np.empty(C), np.empty(C)
+    sx, sy, si = np.empty(C), np.empty(C), np.empty(C, dtype=np.int64)
     for b in range(B):
         ax[:] = 0.0
         ay[:] = 0.0
@@ -75,17 +79,73 @@ def bootstrap_nondominated_2d(mx, my, g, rx, ry, t):  # pragma: no cover - compi
                 ax[c] += w * rx[r, c]
                 ay[c] += w * ry[r, c]
         for c in range(C):
-            xs[c] = mx[c] + t[b, c] * ax[c]
-            ys[c] = my[c] + t[b, c] * ay[c]
-            idx[c] = c
-        _sweep(xs, ys, idx, out[b])
+            xs[c] = mx[c] + t[b] * ax[c]
+            ys[c] = my[c] + t[b] * ay[c]
+        if not _staircase(xs, ys, label, out[b], sx, sy, si):
+            _sweep(xs, ys, label.copy(), out[b])
     return out
 
 
 @njit(cache=True)
+def _staircase(xs, ys, idx, out, sx, sy, si):  # pragma: no cover - compiled
+    """Mark ``out[idx[k]]`` True where no other point (xs, ys) dominates point k, without sorting
+    them: the points are taken in their order, and the staircase of those not yet dominated is
+    kept sorted by x (y then strictly decreasing; equal points side by side) in ``sx``, ``sy``,
+    ``si``. A point is dominated iff the staircase's last point with x <= its x has a lower y, or
+    the same y and a lower x (dominance is transitive: the staircase holds a dominator of every
+    point left off it). Else it joins, and the staircase points it dominates (same x and higher y
+    before it, and the run after it with y >= its y, not equal to it) leave, marked False. In
+    about C steps when the points come nearly in order of x (the designs' order by their means);
+    False, and ``out`` to be redone, when its scans and shifts pass 16 C + 64 steps (the points
+    were far from that order). The points themselves are not moved."""
+    C = len(xs)
+    limit = 16 * C + 64
+    steps = 0
+    F = 0  # the staircase's length
+    for k in range(C):
+        x = xs[k]
+        y = ys[k]
+        pos = F  # after the last staircase point with sx <= x
+        while pos > 0 and sx[pos - 1] > x:
+            pos -= 1
+        steps += F - pos
+        if pos > 0 and (sy[pos - 1] < y or (sy[pos - 1] == y and sx[pos - 1] < x)):
+            out[idx[k]] = False
+            continue
+        q = pos  # the points of the same x and a higher y leave
+        while q > 0 and sx[q - 1] == x and sy[q - 1] > y:
+            q -= 1
+            out[si[q]] = False
+        r = pos  # and those after it that it dominates
+        while r < F and sy[r] >= y and not (sy[r] == y and sx[r] == x):
+            out[si[r]] = False
+            r += 1
+        shift = q + 1 - r  # the staircase's tail from r moves to q + 1
+        if shift > 0:
+            for j in range(F - 1, r - 1, -1):
+                sx[j + shift] = sx[j]
+                sy[j + shift] = sy[j]
+                si[j + shift] = si[j]
+        elif shift < 0:
+            for j in range(r, F):
+                sx[j + shift] = sx[j]
+                sy[j + shift] = sy[j]
+                si[j + shift] = si[j]
+        steps += F - r
+        F += shift
+        sx[q] = x
+        sy[q] = y
+        si[q] = idx[k]
+        out[idx[k]] = True
+        if steps > limit:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _sweep(xs, ys, idx, out):  # pragma: no cover - compiled
-    """Sort the points (xs, ys) (labels ``idx``, moved along) by (x, y), then mark ``out[label]``
-    True where no point dominates. The sort is an insertion sort, about C steps on nearly sorted
+    """The fallback of :func:`_staircase`: sort the points (xs, ys) (labels ``idx``, moved
+    along) by (x, y), then mark ``out[label]`` True where no point dominates. The sort is an insertion sort, about C steps on nearly sorted
     points; when it has moved 16 C + 64 times the points were far from sorted, and a Shell sort
     (Knuth's gaps ..., 13, 4, 1) finishes it. One function, no library sort: each compiled
     function adds to the first run's compilation (numba's argsort alone took 4 s). The sweep keeps

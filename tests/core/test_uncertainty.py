@@ -164,6 +164,28 @@ def test_two_objective_sweep_far_from_its_starting_order():
         assert (nd[b] == ~_dominated_brute(np.column_stack([x[b], y[b]]))).all()
 
 
+@pytest.mark.parametrize("grid", [False, True])
+def test_staircase_without_a_sort_equals_brute_force(grid):
+    # points nearly in order of x (as resampled means come in the order of their means), with
+    # equal x, equal y and repeated points on a grid: the staircase decides alone (no fallback)
+    from mopt.core.uncertainty_kernels import _staircase
+
+    rng = np.random.default_rng(40 + grid)
+    for _ in range(200):
+        c = int(rng.integers(1, 60))
+        x = np.sort(rng.random(c)) + 0.05 * rng.standard_normal(c)
+        y = 1.0 - x + 0.3 * rng.random(c)
+        if grid:
+            x, y = np.round(x * 8), np.round(y * 8)
+        out = np.zeros(c, dtype=bool)
+        buffers = np.empty(c), np.empty(c), np.empty(c, dtype=np.int64)
+        assert _staircase(x, y, np.arange(c), out, *buffers)
+        assert (out == ~_dominated_brute(np.column_stack([x, y]))).all()
+    x = np.arange(100.0)[::-1]  # every point before all the others in x: more than 16 C + 64 steps
+    buffers = np.empty(100), np.empty(100), np.empty(100, dtype=np.int64)
+    assert not _staircase(x, -x, np.arange(100), np.zeros(100, dtype=bool), *buffers)
+
+
 def test_designs_with_the_same_replications_are_resampled_once():
     a, b = np.arange(6.0).reshape(3, 2), np.ones((3, 2))
     first, column, stacked = U._distinct([a, b, a.copy(), b, np.zeros((3, 2))])
