@@ -17,7 +17,6 @@ import argparse
 import os
 import sys
 import time
-from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -26,7 +25,6 @@ import pandas as pd
 
 import mopt
 from mopt.core import uncertainty
-from mopt.solvers import base
 
 
 def best_of(repeat: int, fn) -> float:
@@ -48,8 +46,7 @@ def demo(repeat: int) -> None:
     run()  # compile
 
     def bare():
-        with mock.patch.object(base, "annotate", lambda ev, objectives, **kw: (ev, {})):
-            run()
+        mopt.solve(problem, "exhaustive", seed=1, uncertainty=False)
 
     without, with_it = [], []
     for _ in range(repeat):

@@ -19,7 +19,7 @@ from mopt.core.inputs import read_json, read_text
 from mopt.core.outputs import atomic_write
 from mopt.core.pareto import pareto_mask
 
-__all__ = ["Result", "atomic_write", "summarise"]
+__all__ = ["Result", "atomic_write", "evaluations_frame", "sample_moments", "summarise"]
 
 _META = "result.json"
 
@@ -29,8 +29,12 @@ def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives
 
     ``samples[k]`` holds the replications (n_reps_k, n_obj) of the design in row ``k``.
     """
-    df = design_params.reset_index(drop=True).copy()
-    m = len(objectives)
+    return evaluations_frame(design_params, objectives, *sample_moments(samples, len(objectives)))
+
+
+def sample_moments(samples: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(means, ses, n_reps)`` of designs with replications ``samples[k]`` (n_k, m): (D, m) means
+    and standard errors (NaN below two replications; NaN means without any) and (D,) counts."""
     n = np.array([len(s) for s in samples], dtype=np.int64)
     means = np.full((len(samples), m), np.nan)
     ses = np.full((len(samples), m), np.nan)
@@ -42,11 +46,22 @@ def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives
         means[rows] = stack.mean(axis=1)
         if count > 1:
             ses[rows] = stack.std(axis=1, ddof=1) / np.sqrt(count)
-    for j, name in enumerate(objectives):
-        df[name] = means[:, j]
-        df[f"{name}_se"] = ses[:, j]
-    df["n_reps"] = n
-    return df
+    return means, ses, n
+
+
+def evaluations_frame(design_params: pd.DataFrame, objectives, means, ses, n_reps,
+                      extra: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The ``evaluations`` table from the designs' parameters and :func:`sample_moments`, with
+    ``extra`` columns (as many rows) appended after ``n_reps``: built in one step."""
+    names = [name for o in objectives for name in (o, f"{o}_se")]
+    block = np.empty((len(means), len(names)))
+    block[:, 0::2] = means
+    block[:, 1::2] = ses
+    parts = [design_params.reset_index(drop=True), pd.DataFrame(block, columns=names),
+             pd.DataFrame({"n_reps": np.asarray(n_reps, dtype=np.int64)})]
+    if extra is not None:
+        parts.append(extra.set_axis(pd.RangeIndex(len(means)), axis=0))
+    return pd.concat(parts, axis=1)
 
 
 @dataclass(frozen=True, eq=False)

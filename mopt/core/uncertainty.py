@@ -51,7 +51,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["LEVEL", "RESAMPLES", "SCREEN_Z", "UNCERTAIN", "MIN_REPS", "intervals", "screen", "nondominated",
-           "multiplier_resamples", "normal_resamples", "front_uncertainty", "annotate", "p_best",
+           "multiplier_resamples", "normal_resamples", "front_uncertainty", "annotate", "uncertainty_columns",
+           "p_best",
            "reliability"]
 
 #: confidence level of the intervals ``<objective>_lo`` / ``<objective>_hi``
@@ -309,11 +310,12 @@ def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resampl
     front = pareto_mask(means)
     cand = np.flatnonzero(screen(means, ses) | front)
     nd = _resampled_nondominated(means, ses, cand, samples, rng, resamples)
-    p[cand] = nd.mean(axis=0)
+    B = len(nd)  # frequencies from counts (the same numbers as means of the bools, quicker)
+    p[cand] = nd.sum(axis=0, dtype=np.int64) / B
     on = front[cand]
-    summary["p_correct_selection"] = float((nd == on[None, :]).all(axis=1).mean())
-    summary["expected_false_in"] = float((~nd[:, on]).sum(axis=1).mean())
-    summary["expected_false_out"] = float(nd[:, ~on].sum(axis=1).mean())
+    summary["p_correct_selection"] = float(np.count_nonzero(~(nd != on).any(axis=1)) / B)
+    summary["expected_false_in"] = float((np.count_nonzero(on) * B - np.count_nonzero(nd[:, on])) / B)
+    summary["expected_false_out"] = float(np.count_nonzero(nd[:, ~on]) / B)
     lo, hi = UNCERTAIN
     ids = np.asarray(design_ids)
     summary["uncertain"] = [int(d) for d in ids[(p > lo) & (p < hi)]]
@@ -328,12 +330,24 @@ def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
     column = lambda name: evaluations[name].to_numpy(dtype=float)  # noqa: E731 - one column at a time is quicker
     means = np.column_stack([column(o) for o in objectives])
     ses = np.column_stack([column(f"{o}_se") for o in objectives])
-    p, summary = front_uncertainty(means, ses, evaluations["design"].to_numpy(), samples=samples,
-                                   rng=rng, resamples=resamples, level=level)
-    n = evaluations["n_reps"].to_numpy()
+    added, summary = uncertainty_columns(means, ses, evaluations["n_reps"].to_numpy(),
+                                         evaluations["design"].to_numpy(), objectives, samples=samples,
+                                         rng=rng, resamples=resamples, level=level)
+    return pd.concat([evaluations, added.set_axis(evaluations.index, axis=0)], axis=1), summary
+
+
+def uncertainty_columns(means, ses, n_reps, design_ids, objectives, *, samples=None, rng=None,
+                        resamples: int = RESAMPLES, level: float = LEVEL):
+    """``(columns, summary)``: what :func:`annotate` appends, as a DataFrame (``p_nondominated``,
+    then ``<objective>_lo`` and ``_hi`` per objective, a RangeIndex), for designs ``design_ids``
+    with ``means`` and ``ses`` (D, m) and ``n_reps`` (D,), and the front's summary."""
+    objectives = list(objectives)
+    p, summary = front_uncertainty(means, ses, design_ids, samples=samples, rng=rng, resamples=resamples,
+                                   level=level)
+    n = np.asarray(n_reps)
     few = (p > UNCERTAIN[0]) & (n < MIN_REPS)
     if few.any():
-        ids = evaluations["design"].to_numpy()[few]
+        ids = np.asarray(design_ids)[few]
         listed = ", ".join(str(int(d)) for d in ids[:10]) + (f", ... ({len(ids) - 10} more)" if len(ids) > 10 else "")
         summary["warning"] = (f"P(non-dominated) is over-confident below {MIN_REPS} replications: "
                               f"{len(ids)} design(s) that may be on the front have fewer ({listed}); "
@@ -341,8 +355,7 @@ def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
     lo, hi = intervals(means, ses, n, level)
     names = ["p_nondominated"] + [f"{o}_{end}" for o in objectives for end in ("lo", "hi")]
     block = np.column_stack([p] + [a[:, j] for j in range(len(objectives)) for a in (lo, hi)])
-    added = pd.DataFrame(block, columns=names, index=evaluations.index)  # one block: quicker than a dict
-    return pd.concat([evaluations, added], axis=1), summary
+    return pd.DataFrame(block, columns=names), summary
 
 
 def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=None,

@@ -18,8 +18,8 @@ from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
 from mopt.core.problem import MAX_REPS, check_reps
 from mopt.core.random import resolve_seed
-from mopt.core.result import Result, summarise
-from mopt.core.uncertainty import annotate
+from mopt.core.result import Result, evaluations_frame, sample_moments
+from mopt.core.uncertainty import uncertainty_columns
 
 __all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility", "progress_bar"]
 
@@ -373,10 +373,13 @@ def evaluations_of(problem, order, samples, entropy, *, uncertainty=True):
     """``(evaluations, how_sure)``: the summary of designs ``order`` with replications ``samples``
     and, unless ``uncertainty`` is False (then None), how sure (:mod:`mopt.core.uncertainty`, from
     the replications, seeded by the run's seed ``entropy``)."""
-    evaluations = summarise(problem.designs_frame(np.asarray(order, dtype=np.int64)), samples, problem.objectives)
-    if not uncertainty:
-        return evaluations, None
-    return annotate(evaluations, problem.objectives, samples=samples, rng=np.random.default_rng([entropy, 0x0CE7]))
+    order = np.asarray(order, dtype=np.int64)
+    means, ses, n = sample_moments(samples, problem.n_obj)
+    added = how_sure = None
+    if uncertainty:
+        added, how_sure = uncertainty_columns(means, ses, n, order, problem.objectives, samples=samples,
+                                              rng=np.random.default_rng([entropy, 0x0CE7]))
+    return evaluations_frame(problem.designs_frame(order), problem.objectives, means, ses, n, added), how_sure
 
 
 def _round(state, groups, runner, journal, bar, batch_size) -> int:
