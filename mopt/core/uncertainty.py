@@ -24,10 +24,10 @@ the designs of one resample (through its quantile), so that paired replications 
 frequencies over the resamples. Designs that are dominated beyond doubt (their interval at
 :data:`SCREEN_Z` standard errors lies beyond another design's) get P = 0 without resampling: the
 resampling then runs on the few that can matter, so 27,132 designs x 1,000 replications take about
-a second. A design with one replication has no error estimate: it is resampled at its mean.
+0.2 s (``benchmarks/uncertainty.py``). A design with one replication has no error estimate: it is resampled at its mean.
 Designs with identical replications (equivalent strategies) are resampled and tested once. With two
 objectives and at most 32 replications the resampling and the dominance test run fused in one
-compiled pass (:mod:`mopt.core.uncertainty_kernels`), a few milliseconds for the demo's 289 designs.
+compiled pass (:mod:`mopt.core.uncertainty_kernels`), under 2 ms for the demo's 289 designs.
 
 Calibration, measured (``benchmarks/calibration.py``, 200 macroreplications on problems whose truth
 is known): these are posterior probabilities under a flat prior, and they are not exact frequencies
