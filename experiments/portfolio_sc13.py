@@ -6,10 +6,12 @@ utility's exponents α, β (Fig. 6).
     python experiments/portfolio_sc13.py versus --traces KTH-SP2 SDSC-SP2 LPC-EGEE --runtime predicted
     python experiments/portfolio_sc13.py budget --traces KTH-SP2
     python experiments/portfolio_sc13.py period --traces KTH-SP2 [--max-jobs 4000]
+    python experiments/portfolio_sc13.py budget --selection mopt    # (and period) under mopt's rule
     python experiments/portfolio_sc13.py exponents --traces KTH-SP2 [--max-jobs 4000]
 
 Writes figures/portfolio_versus_<trace>[_<runtime>][_first<N>].png/.md/.csv and
-figures/portfolio_<budget|period|exponents>[_first<N>].png/.md/.csv (N = --max-jobs; the .csv is the
+figures/portfolio_<budget|period|exponents>[_first<N>][_mopt].png/.md/.csv (N = --max-jobs; _mopt:
+``--selection mopt``, the sweep under mopt's rule; the .csv is the
 figure's data: every constituent's row and how often the portfolio chose it, or the sweep's table).
 ``--plot-only`` redraws a figure from its .csv without simulating (a sweep without one: from its .md
 table, whose values are rounded to 3 significant digits); ``--values`` runs only some values of a
@@ -43,6 +45,8 @@ from mopt.plot import save_figure
 from mopt.workloads import load_trace
 
 SEED = 1
+#: the sweeps' selection rules (mopt.cloud.selection_rules), as the titles name them
+RULE_NAMES = {"sc13": "the papers' selection rule", "mopt": "mopt's selection rule (its defaults)"}
 #: SC13 §6.1: the portfolio's gain in U over its best constituent, per runtime variant
 PAPER_GAIN = {
     "actual": {"KTH-SP2": 8.0, "SDSC-SP2": 11.0, "LPC-EGEE": 30.0},
@@ -120,7 +124,8 @@ def _head(args) -> str:
 
 def sweep(args, what: str) -> None:
     values = {"budget": BUDGETS, "period": PERIODS, "exponents": EXPONENTS}[what]
-    tag = f"portfolio_{what}" + (f"_first{args.max_jobs}" if args.max_jobs else "")
+    tag = (f"portfolio_{what}" + (f"_first{args.max_jobs}" if args.max_jobs else "")
+           + ("_mopt" if args.selection == "mopt" else ""))
     if args.plot_only:
         sweep_figure(sweep_table(tag), args, what, tag)
         return
@@ -139,7 +144,7 @@ def sweep(args, what: str) -> None:
             else:
                 kw["alpha"], kw["beta"] = v
             t0 = time.perf_counter()
-            run = simulate_portfolio(df, "sc13", seed=SEED, runtime=args.runtime, **kw)
+            run = simulate_portfolio(df, "sc13", seed=SEED, runtime=args.runtime, selection=args.selection, **kw)
             s = run.summary
             rows.append({"trace": name, what: str(v), "utility": s["utility"], "bsd": s["bsd"],
                          "vm_hours": s["vm_hours"], "utilisation": s["utilisation"],
@@ -162,7 +167,8 @@ def sweep(args, what: str) -> None:
     report(tag, f"# SC13 Fig. {dict(budget=10, period=9, exponents=6)[what]}: "
            f"the portfolio's sensitivity to {xlabel}\n\n"
            f"{', '.join(args.traces)}, {'first ' + str(args.max_jobs) if args.max_jobs else 'all'} "
-           f"jobs (<= 64 processors), {args.runtime} runtimes, seed {SEED}, default Δ = {args.budget}."
+           f"jobs (<= 64 processors), {args.runtime} runtimes, seed {SEED}, default Δ = {args.budget}, "
+           f"{RULE_NAMES[args.selection]}."
            f"\n\n" + markdown_table(table, {"vm_hours": ",.0f", "seconds": ".0f"}))
 
 
@@ -211,7 +217,8 @@ def sweep_figure(table: pd.DataFrame, args, what: str, tag: str) -> None:
         ax.set_xlabel(xlabel, fontsize=9)
     fig.suptitle(f"SC13 Fig. {dict(budget=10, period=9, exponents=6)[what]}: the portfolio on "
                  f"{', '.join(traces)}, {'first ' + format(args.max_jobs, ',') if args.max_jobs else 'all'}"
-                 f" jobs, {args.runtime} runtimes, Δ = {args.budget} unless swept, seed {SEED}", fontsize=10)
+                 f" jobs, {args.runtime} runtimes, Δ = {args.budget} unless swept, seed {SEED}, "
+                 f"{RULE_NAMES[args.selection]}", fontsize=10)
     fig.tight_layout()
     save_figure(fig, FIGURES / f"{tag}.png")
     plt.close(fig)
@@ -224,12 +231,16 @@ def main() -> None:
     parser.add_argument("--max-jobs", type=int, default=None, help="only the first jobs of each trace")
     parser.add_argument("--runtime", default="actual", choices=["actual", "user", "predicted"])
     parser.add_argument("--budget", type=int, default=20)
+    parser.add_argument("--selection", default="sc13", choices=sorted(RULE_NAMES),
+                        help="the selection rule of a sweep (mopt: figures/portfolio_<sweep>_mopt.*)")
     parser.add_argument("--plot-only", action="store_true",
                         help="redraw the figure from figures/<name>.csv (a sweep without one: its .md table)")
     parser.add_argument("--values", default=None,
                         help="a sweep's values to run, ';'-separated (e.g. '1;2;5' or '(1, 0)'); "
                              "the CSV keeps the other values' rows")
     args = parser.parse_args()
+    if args.experiment == "versus" and args.selection != "sc13":
+        parser.error("--selection applies to the sweeps; experiments/portfolio_mopt.py compares mopt's rule")
     if args.experiment == "versus":
         versus(args)
     else:
