@@ -212,7 +212,8 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
     for inst in df["instance"].unique():
         t = table[table["instance"] == inst]
         lines += [f"## {inst}", "", markdown_table(readable(t)), ""]
-        extra = [c for c in t.columns if c.startswith("regret[") and not c.endswith("_half")]
+        extra = [c for c in t.columns if c.startswith("regret[") and not c.endswith("_half")
+                 and t[c].notna().any()]  # this instance's utilities only (the table joins every family's)
         if extra:
             three = t[["budget_pct", "method"]].copy()
             for c in extra:
