@@ -143,21 +143,30 @@ def ocba_allocation(means, variances, budget, current=None, *, integer: bool = T
     return largest_remainder(add, budget) if integer else add
 
 
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions ``starts[j], …, starts[j] + lengths[j] − 1`` of every segment j, concatenated."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.cumsum(lengths) - lengths  # where each segment begins in the output
+    return np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths) + np.arange(total)
+
+
 class ScoreStats:
     """Per-design mean and variance of a utility's per-replication scores, updated incrementally,
     for the candidate ``designs`` (entry ``k`` is design ``designs[k]``).
 
-    Bookkeeping (ours): the scores of every replication are kept (and their squares, for entries
-    whose scores are all finite), so that a round scores only the replications it added, together
-    with the new means, in one call of the utility (a utility scores each row on its own, so the
-    values are those of scoring every replication again).  The sums behind the variance are still
-    taken over all of an entry's scores, in the same way as over a concatenation of the entries
-    (``np.add.reduceat`` sums each segment on its own), so the statistics are bit-identical to a
-    recomputation from scratch.
+    Bookkeeping (ours): the scores of every replication are kept, so that a round scores only the
+    replications it added, together with the new means, in one call of the utility (a utility
+    scores each row on its own, so the values are those of scoring every replication again).  The
+    sums behind the variance are still taken over all of an entry's scores, over the concatenation
+    of the updated entries (``np.add.reduceat`` sums each segment on its own), so the statistics
+    are bit-identical to a recomputation from scratch.  The scores live in one flat buffer, each
+    entry in a segment of its own that moves to the end with twice the room when it fills: an
+    update is a few array operations whatever the number of entries it touches (OCBA's first
+    round touches every candidate, up to tens of thousands).
     """
-
-    #: entries with at least this many replications are summed one by one, without copying them
-    LARGE = 1024
 
     def __init__(self, problem, utility, designs: np.ndarray):
         self.problem = problem
@@ -168,10 +177,12 @@ class ScoreStats:
         self.mean = np.full(n, np.nan)   # utility of the objective means
         self.var = np.full(n, np.nan)    # sample variance of the per-replication scores
         self.cap = 0.0
-        self._scores: dict[int, np.ndarray] = {}   # entry -> its scores (the first n[k] of a buffer)
-        self._squares: dict[int, np.ndarray] = {}  # entry -> their squares (all-finite entries)
-        self._top = np.full(n, -np.inf)            # largest finite score of each entry
-        self._odd = np.zeros(n, dtype=bool)        # entry has a non-finite score
+        self._buf = np.empty(0)                     # every entry's scores, each in its segment
+        self._used = 0                              # the buffer's filled length
+        self._start = np.zeros(n, dtype=np.int64)   # entry -> its segment's start
+        self._room = np.zeros(n, dtype=np.int64)    # entry -> its segment's length
+        self._top = np.full(n, -np.inf)             # largest finite score of each entry
+        self._odd = np.zeros(n, dtype=bool)         # entry has a non-finite score
 
     def update(self, state: SearchState) -> None:
         counts = state.count[self.designs]
@@ -181,66 +192,46 @@ class ScoreStats:
         counts, designs = counts[stale], self.designs[stale]
         rows = [state.samples[i][h:] for i, h in zip(designs.tolist(), self.n[stale].tolist(), strict=True)]
         scores = utility_scores(self.problem, self.utility, np.concatenate([*rows, state.mean[designs]]))
-        cut = np.cumsum([len(r) for r in rows])
-        means = scores[cut[-1]:]
-        for k, add in zip(stale.tolist(), np.split(scores[:cut[-1]], cut[:-1]), strict=True):
-            self._append(k, add)
+        added = counts - self.n[stale]
+        total = int(added.sum())
+        means = scores[total:]
+        self._append(stale, added, scores[:total])
         top = self._top[stale].max()
         # an infinite per-replication score (e.g. over a budget) counts as the worst finite one seen
         self.cap = max(self.cap, top) if np.isfinite(top) else self.cap
-        sums, sq = self._sums(stale, counts)
+        x = self._buf[_ranges(self._start[stale], counts)]
+        if self._odd[stale].any():
+            x = np.where(np.isfinite(x), x, self.cap)
+        starts = np.cumsum(counts) - counts
+        sums, sq = np.add.reduceat(x, starts), np.add.reduceat(x**2, starts)
         var = np.where(counts > 1, (sq - sums**2 / counts) / np.maximum(counts - 1, 1), 0.0)
         self.n[stale] = counts
         self.mean[stale] = means
         self.var[stale] = np.clip(var, 0.0, None)
 
-    def _append(self, k: int, add: np.ndarray) -> None:
-        """Append the scores ``add`` of entry ``k`` (buffers grow by doubling)."""
-        h = int(self.n[k])
-        finite = np.isfinite(add)
-        if finite.any():
-            self._top[k] = max(self._top[k], add[finite].max())
-        self._odd[k] |= not finite.all()
-        buf = self._scores.get(k)
-        if buf is None or len(buf) < h + len(add):
-            grown = np.empty(max(2 * (h + len(add)), 8))
-            if buf is not None:
-                grown[:h] = buf[:h]
-            buf = self._scores[k] = grown
-        buf[h:h + len(add)] = add
-        if self._odd[k]:
-            self._squares.pop(k, None)
-            return
-        sq = self._squares.get(k)
-        if sq is None or len(sq) < len(buf):
-            grown = np.empty(len(buf))
-            if sq is not None:
-                grown[:h] = sq[:h]
-            sq = self._squares[k] = grown
-        sq[h:h + len(add)] = add**2
-
-    def _values(self, k: int, c: int) -> tuple[np.ndarray, np.ndarray]:
-        """Entry ``k``'s ``c`` scores (non-finite ones replaced by the cap) and their squares."""
-        x = self._scores[k][:c]
-        if not self._odd[k]:
-            return x, self._squares[k][:c]
-        x = np.where(np.isfinite(x), x, self.cap)
-        return x, x**2
-
-    def _sums(self, stale: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Sums of the scores and of their squares of the ``stale`` entries: the small ones
-        concatenated and summed per segment, the large ones each on its own."""
-        sums, sq = np.empty(len(stale)), np.empty(len(stale))
-        small = np.flatnonzero(counts < self.LARGE)
-        if len(small):
-            parts = [self._values(int(stale[j]), int(counts[j])) for j in small]
-            starts = np.concatenate([[0], np.cumsum(counts[small])[:-1]])
-            sums[small] = np.add.reduceat(np.concatenate([x for x, _ in parts]), starts)
-            sq[small] = np.add.reduceat(np.concatenate([s for _, s in parts]), starts)
-        for j in np.flatnonzero(counts >= self.LARGE).tolist():
-            x, s = self._values(int(stale[j]), int(counts[j]))
-            sums[j], sq[j] = np.add.reduceat(x, [0])[0], np.add.reduceat(s, [0])[0]
-        return sums, sq
+    def _append(self, entries: np.ndarray, added: np.ndarray, values: np.ndarray) -> None:
+        """Append ``values`` (``added[j]`` scores of entry ``entries[j]`` after another) to the entries'
+        segments, moving a segment that is too short to the buffer's end with twice the room."""
+        starts = np.cumsum(added) - added
+        finite = np.isfinite(values)
+        self._top[entries] = np.maximum(self._top[entries],
+                                        np.maximum.reduceat(np.where(finite, values, -np.inf), starts))
+        self._odd[entries] |= np.logical_or.reduceat(~finite, starts)
+        have = self.n[entries]
+        full = have + added > self._room[entries]
+        if full.any():
+            moved, n_moved = entries[full], have[full]
+            room = np.maximum(2 * (n_moved + added[full]), 8)
+            need = self._used + int(room.sum())
+            if need > len(self._buf):
+                grown = np.empty(max(need, 2 * len(self._buf)))
+                grown[:self._used] = self._buf[:self._used]
+                self._buf = grown
+            new_start = self._used + np.cumsum(room) - room
+            self._buf[_ranges(new_start, n_moved)] = self._buf[_ranges(self._start[moved], n_moved)]
+            self._start[moved], self._room[moved] = new_start, room
+            self._used = need
+        self._buf[_ranges(self._start[entries] + have, added)] = values
 
 
 class Sequential(Solver):
