@@ -58,7 +58,7 @@ from mopt.vmc.paper_scenarios import SCENARIO_METHODS, compare_methods  # noqa: 
 from mopt.vmc.workload import KINDS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vmc_tables import LABEL, config_label, must_holds, relative, table_md, tables_md  # noqa: E402
+from vmc_tables import LABEL, against, config_label, must_holds, relative, table_md, tables_md  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parent.parent / "figures"
 SIZES = (16, 32, 64, 128)
@@ -335,6 +335,13 @@ def report(paths, args) -> str:
         parts.append(f"## {title} ({len(sens)} rows)")
         short = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in change.items())
         parts.extend(tables_md(sens, f"{short}: "))
+        if set(change) <= {"noise", "information"}:  # the same truth: the change's cost, method by method
+            for scen in (1, 2):
+                rel = against(sens, runs, scen)
+                if len(rel):
+                    parts.append(table_md(rel, [m for m in LABEL if m in set(rel.method)], None,
+                                          f"{short} against the main runs, Scenario {scen}: (T_{short} − T_main)/T_main "
+                                          "in %, the same method and seeds"))
         parts.append(f"### {short}: must-holds per cell\n\n" + must_holds(sens))
     bp_files = sorted(FIGURES.glob(f"{args.name}_bp_runs*.csv"))
     if bp_files:

@@ -62,6 +62,21 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
     return pd.DataFrame(out, columns=COLUMNS)  # with its columns when empty (ref ran alone)
 
 
+def against(sens: pd.DataFrame, main: pd.DataFrame, scenario: int) -> pd.DataFrame:
+    """Per cell and method: (T_sens − T_main)/T_main in %, the same method, workload and seed run
+    under the main configuration and a changed one (paired); meaningful where the change touches the
+    searches only (noise, information), so that both face the same truth."""
+    keys = ["theta", "workload", "seed", "method"]
+    a = sens[sens.scenario == scenario].set_index(keys)["throughput"]
+    b = main[main.scenario == scenario].set_index(keys)["throughput"]
+    rel = ((a - b) / b * 100).dropna()
+    out = []
+    for (theta, kind, m), x in rel.groupby(level=["theta", "workload", "method"]):
+        mean, hw, n = interval(x)
+        out.append({"method": m, "theta": theta, "workload": kind, "mean": mean, "hw": hw, "n": n})
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
 def three_tables(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Tables 2, 3 and 4 (every size) from one configuration's runs."""
     return (relative(runs, 1, "ioo"), relative(runs, 2, "eoo"),
