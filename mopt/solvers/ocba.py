@@ -163,9 +163,10 @@ class ScoreStats:
     sums behind the variance are still taken over all of an entry's scores, over the concatenation
     of the updated entries (``np.add.reduceat`` sums each segment on its own), so the statistics
     are bit-identical to a recomputation from scratch.  The scores live in one flat buffer, each
-    entry in a segment of its own that moves to the end with twice the room when it fills: an
-    update is a few array operations whatever the number of entries it touches (OCBA's first
-    round touches every candidate, up to tens of thousands).
+    entry in a segment of its own that moves to the end with twice the room when it fills (the
+    room it leaves is not reused: the buffer holds at most about four times the scores): an update
+    is a few array operations whatever the number of entries it touches (OCBA's first round
+    touches every candidate, up to tens of thousands).
     """
 
     def __init__(self, problem, utility, designs: np.ndarray):
