@@ -55,25 +55,24 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
     for m in d.columns:
         if m == ref:
             continue
-        rel = ((d[m] - d[ref]) / (d[m] if gain else d[ref]) * 100).dropna()
-        for (theta, kind), x in rel.groupby(level=[0, 1]):
-            mean, hw, n = interval(x)
-            out.append({"method": m, "theta": theta, "workload": kind, "mean": mean, "hw": hw, "n": n})
+        out.extend(_cells(((d[m] - d[ref]) / (d[m] if gain else d[ref]) * 100).dropna(), m))
     return pd.DataFrame(out, columns=COLUMNS)  # with its columns when empty (ref ran alone)
+
+
+def _cells(rel: pd.Series, method: str) -> list[dict]:
+    """One row per (VMs, workload) of ``rel`` (indexed by VMs, workload, seed): its interval."""
+    return [{"method": method, "theta": theta, "workload": kind, **dict(zip(("mean", "hw", "n"), interval(x)))}
+            for (theta, kind), x in rel.groupby(level=[0, 1])]
 
 
 def against(sens: pd.DataFrame, main: pd.DataFrame, scenario: int) -> pd.DataFrame:
     """Per cell and method: (T_sens − T_main)/T_main in %, the same method, workload and seed run
     under the main configuration and a changed one (paired); meaningful where the change touches the
     searches only (noise, information), so that both face the same truth."""
-    keys = ["theta", "workload", "seed", "method"]
-    a = sens[sens.scenario == scenario].set_index(keys)["throughput"]
-    b = main[main.scenario == scenario].set_index(keys)["throughput"]
-    rel = ((a - b) / b * 100).dropna()
+    a, b = paired(sens, scenario), paired(main, scenario)
     out = []
-    for (theta, kind, m), x in rel.groupby(level=["theta", "workload", "method"]):
-        mean, hw, n = interval(x)
-        out.append({"method": m, "theta": theta, "workload": kind, "mean": mean, "hw": hw, "n": n})
+    for m in a.columns.intersection(b.columns):
+        out.extend(_cells(((a[m] - b[m]) / b[m] * 100).dropna(), m))
     return pd.DataFrame(out, columns=COLUMNS)
 
 
