@@ -158,7 +158,10 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         # truth: one z per (arrival interval, class); interval k starts at times[k-1] (k = 0: before)
         rng = np.random.default_rng([self.entropy, 0x7257])
         self._z_true = rng.standard_normal((len(self.times) + 1, C))
-        self._initial = unrank(int(rng.integers(0, self.u)), self.theta, C)
+        # Scenario 2's initial schedule, from a stream of its own: drawn after the truth's z it
+        # depended on the number of arrivals, i.e. on the future (issue 32)
+        initial = np.random.default_rng([self.entropy, 0x1417])
+        self._initial = unrank(int(initial.integers(0, self.u)), self.theta, C)
 
     # -- grids -------------------------------------------------------------------------------------
     def base_grid(self) -> np.ndarray:
