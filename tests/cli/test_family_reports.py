@@ -16,7 +16,7 @@ import pytest
 
 from mopt.cli import main
 from mopt.report.summary_page import Scatter, render_summary_report
-from tests.cli.test_output_hashes import synthetic_swf
+from tests.cli.test_recorded_outputs import synthetic_swf
 from tests.helpers import needs_traces
 
 
