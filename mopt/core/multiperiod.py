@@ -71,6 +71,15 @@ class MultiPeriodProblem:
         grid = self.base_grid()
         return grid if start is None else np.concatenate([[float(start)], grid[grid > start]])
 
+    def adaptive_end(self, start: float, seen: float) -> float:
+        """End of the adaptive stage that starts at ``start`` when its width is decided at ``seen``
+        from the inputs before ``seen`` only (stale information: the driver builds the adaptive
+        stages one at a time with it); default: the next boundary of the base grid after ``start``
+        (past the grid's end, one more of its last width)."""
+        grid = self.base_grid()
+        later = grid[grid > start]
+        return float(later[0]) if len(later) else float(start + (grid[-1] - grid[-2]))
+
     def initial_state(self):
         """The system's state at ``start``."""
         raise NotImplementedError

@@ -23,6 +23,9 @@ Zhang et al. (IEEE TETC 2014) compare per-period search methods on a system run 
 With the problem's ``information = "stale"`` (ours, spec §6) a search sees only what is known when
 it starts: the arrivals before it and the true backlog (see
 :class:`~mopt.vmc.multiperiod_problem.VMMultiPeriodProblem`); the default is the paper's look-ahead.
+eOO's and eOO + OCBA's stages are then decided one at a time, each stage's width when its search
+starts, from the inputs before then (ours, :func:`_stale_adaptive_grid`): Algorithms 2 and 3 run up
+front read the batches of a stage and of the next one, which no search has seen.
 
 Each stage's search is a :func:`mopt.solve` call on the stage's StochasticProblem, and costs
 (replications spent) × O of simulated time: not charged in Scenario 1, and the length of the
@@ -245,6 +248,18 @@ def _budget(width: float, cost: float) -> int:
     return int(math.floor(width / cost + 1e-9)) if cost > 0 else 0
 
 
+def _stale_adaptive_grid(mp, bounds) -> np.ndarray:
+    """eOO's stage boundaries under stale information (ours): after the fixed ``bounds``, each
+    stage's end decided when its search starts, by ``mp.adaptive_end`` from the inputs before then —
+    in Scenario 1 at the stage's own start, in Scenario 2 at the start of the stage during which its
+    search runs (the one before it) — until the horizon is reached."""
+    grid = [float(b) for b in bounds]
+    lag = 1 if mp.scenario == 1 else 2
+    while grid[-1] < mp.horizon:
+        grid.append(float(mp.adaptive_end(grid[-1], seen=grid[-lag])))
+    return np.array(grid)
+
+
 def _stage_grid(mp, method, o, seed, solve_kw) -> np.ndarray:
     """Scenario 2's stage boundaries for ``method``: each non-adaptive stage lasts its search overhead.
 
@@ -260,6 +275,8 @@ def _stage_grid(mp, method, o, seed, solve_kw) -> np.ndarray:
     T = budget * mp.overhead_per_rep
     if not T > 0:
         raise InputError("'overhead_per_rep' must be > 0 in Scenario 2 (stage length = search overhead).")
+    if adaptive and getattr(mp, "information", "lookahead") == "stale":
+        return _stale_adaptive_grid(mp, [mp.start, mp.start + T])
     if adaptive:
         return np.concatenate([[mp.start], mp.adaptive_grid(mp.start + T)])
     n = max(1, math.ceil((mp.horizon - mp.start) / T))
@@ -285,7 +302,10 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
     rows = []
     state = mp.initial_state()
     if mp.scenario == 1:
-        grid = mp.adaptive_grid() if method in ("eoo", "eoo_ocba") else mp.base_grid()
+        if method not in ("eoo", "eoo_ocba"):
+            grid = mp.base_grid()
+        else:
+            grid = _stale_adaptive_grid(mp, [mp.start]) if stale else mp.adaptive_grid()
         prev = None
         for k, (a, b) in enumerate(zip(grid[:-1], grid[1:], strict=True)):
             width = (b - a) if prev is None else prev

@@ -18,7 +18,7 @@ from mopt.vmc.space import (
            unrank,
            unrank_elastic,
 )
-from mopt.vmc.stages import adaptive_stages, merge, partition
+from mopt.vmc.stages import adaptive_stages, merge, partition, stale_stage_width
 from mopt.vmc.workload import KINDS, Workload, generate, pooled_thresholds, similarity
 
 #: names whose modules load Numba, imported on first use
@@ -28,7 +28,7 @@ _COMPILED = {"VMPartitionProblem": "mopt.vmc.problem", "VMMultiPeriodProblem": "
 
 __all__ = ["KINDS", "Workload", "adaptive_stages", "count_elastic", "count_partitions", "default_table",
            "execute", "generate", "lookup", "merge", "partition", "pooled_thresholds", "rank", "rank_elastic",
-           "read_table", "similarity", "unrank", "unrank_elastic", *_COMPILED]
+           "read_table", "similarity", "stale_stage_width", "unrank", "unrank_elastic", *_COMPILED]
 
 
 def __getattr__(name: str):

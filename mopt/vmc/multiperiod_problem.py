@@ -25,7 +25,7 @@ from mopt.vmc.period import check_workload, intervals, run_intervals
 from mopt.vmc.problem import EPS_FRACTION, VMPartitionProblem, check_noise
 from mopt.vmc.profile import check_table, class_tables, default_table
 from mopt.vmc.space import check_space, count_partitions, unrank
-from mopt.vmc.stages import adaptive_stages, check_threshold
+from mopt.vmc.stages import adaptive_stages, check_threshold, stale_stage_width
 from mopt.vmc.workload import Workload
 
 __all__ = ["VMMultiPeriodProblem", "ioo_overhead", "OVERHEAD_PER_REP", "SAMPLE_SIZE", "INFORMATION",
@@ -102,7 +102,9 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         §III.C "at time t_1, workload is used to generate an acceptable schedule at time t_1 + t"):
         a search that starts at a sees only arrivals before a — the last base period's, [a − t, a),
         replayed over the target stage with times and batch sizes scaled by its width / t (ours, so
-        that the replay keeps the arrival rate) — and the true backlog at a.
+        that the replay keeps the arrival rate) — and the true backlog at a.  eOO's stages are then decided
+        one at a time, each when its search starts, from the arrivals before then
+        (:meth:`adaptive_end`, ours), instead of Algorithms 2 and 3 up front on every arrival.
     seed : int, Generator or None
         Seeds the truth stream, the samples U′ and Scenario 2's initial schedule.
 
@@ -175,6 +177,22 @@ class VMMultiPeriodProblem(MultiPeriodProblem):
         b = a + self.base_period * max(1, math.ceil((self.horizon - a) / self.base_period))
         return adaptive_stages(self.times, self.batches, a, b, self.base_period,
                                self.split_threshold, self.merge_threshold)
+
+    def adaptive_end(self, start: float, seen: float) -> float:
+        """End of eOO's stage that starts at ``start`` under stale information, its width decided at
+        ``seen`` from the arrivals before ``seen`` only (ours: :func:`~mopt.vmc.stages.stale_stage_width`,
+        the last base period standing for the stage; 0.5·t, t or 2·t).
+
+        Examples
+        --------
+        >>> from mopt.vmc.workload import Workload
+        >>> w = Workload(np.array([110.0, 160.0, 230.0]), np.array([[4.0, 0.0], [0.0, 4.0], [4.0, 0.0]]))
+        >>> mp = VMMultiPeriodProblem(w, 4, base_period=100.0, split_threshold=0.5, merge_threshold=0.5)
+        >>> mp.adaptive_end(200.0, seen=200.0), mp.adaptive_end(250.0, seen=200.0)  # [100, 200) split
+        (250.0, 300.0)
+        """
+        return float(start) + stale_stage_width(self.times, self.batches, seen, self.base_period,
+                                                 self.split_threshold, self.merge_threshold, start=self.start)
 
     # -- states and designs --------------------------------------------------------------------------
     def initial_state(self) -> np.ndarray:

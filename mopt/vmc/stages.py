@@ -12,6 +12,10 @@ Both depend only on the batch arrivals, so they run up front on a grid of base p
   zero-vector rules of :func:`~mopt.vmc.workload.similarity`).
 
 With w = W = the base period t, stages are 0.5·t, t or 2·t long (§III.C of the paper).
+
+Both read the batches of the stage itself and (Algorithm 3) of the stage after it, so run up front
+they suit the paper's look-ahead only.  Under stale information (ours) a stage's width is decided
+when the search of that stage starts, from the arrivals before then: :func:`stale_stage_width`.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from mopt.core.errors import InputError, check_array, check_number
 from mopt.vmc.period import check_workload
 from mopt.vmc.workload import similarity
 
-__all__ = ["partition", "merge", "adaptive_stages", "check_threshold", "check_bounds"]
+__all__ = ["partition", "merge", "adaptive_stages", "stale_stage_width", "check_threshold", "check_bounds"]
 
 
 def check_threshold(name: str, value) -> float:
@@ -130,3 +134,50 @@ def adaptive_stages(times, batches, start: float, end: float, t: float, split_th
         grid = grid[:-1]
     stages = partition(times, batches, grid, t, split_threshold)
     return merge(times, batches, stages, t, merge_threshold)
+
+
+def stale_stage_width(times, batches, seen: float, t: float, split_threshold: float, merge_threshold: float,
+                      start: float = -np.inf) -> float:
+    """Width of eOO's stage whose search starts at ``seen``, from the arrivals before ``seen`` only
+    (ours, for ``information="stale"``: Algorithms 2 and 3 read the stage's own and the next stage's
+    batches, which a search at ``seen`` has not seen).
+
+    The last base period, [seen − t, seen), stands for the stage, as the stale search replays it:
+
+    - Algorithm 2: its batches, at least two, all pairwise dissimilar (largest similarity ≤
+      ``split_threshold``): the stage is halved, 0.5·t;
+    - else Algorithm 3: its batches all similar to those of the base period before it, [seen − 2t,
+      seen − t) (smallest similarity > ``merge_threshold``; the zero-vector rules of :func:`merge`):
+      the stage absorbs the next, 2·t;
+    - else t.
+
+    A base period that begins before ``start`` (nothing observed yet) counts as neither.  Batches at
+    or after ``seen`` are never read.
+
+    Examples
+    --------
+    Two orthogonal batches in [10, 20) halve the stage searched at 20; a third like the second, at
+    20, is not yet known there, and at 30 the base period [20, 30) holds one batch, like [10, 20)'s
+    last, so not like both of its batches:
+
+    >>> times, B = [11, 16, 20], [[1, 0], [0, 1], [0, 1]]
+    >>> stale_stage_width(times, B, 20, 10, 0.5, 0.5, start=0)
+    5.0
+    >>> stale_stage_width(times, B, 30, 10, 0.5, 0.5, start=0)
+    10.0
+    >>> stale_stage_width([1, 11], [[1, 0], [2, 0]], 20, 10, 0.5, 0.5, start=0)  # alike: merged
+    20.0
+    """
+    tm, A = check_workload(times, batches)
+    seen = check_number("seen", seen)
+    t = check_number("t", t, low=0, low_open=True)
+    alpha = check_threshold("split_threshold", split_threshold)
+    beta = check_threshold("merge_threshold", merge_threshold)
+    known = tm < seen
+    tm, A = tm[known], A[known]
+    last = _batches_in(tm, A, seen - t, seen)
+    if seen - t >= start and len(last) >= 2 and _pairwise_max(last) <= alpha:
+        return 0.5 * t
+    if seen - 2 * t >= start and _similar(_batches_in(tm, A, seen - 2 * t, seen - t), last, beta):
+        return 2.0 * t
+    return float(t)

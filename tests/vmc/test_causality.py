@@ -10,8 +10,11 @@
   same; a stage that starts before T and ends after it may change (it saw the arrivals after T in
   its own period), which the last test shows.
 
-Methods with a fixed grid (Monte Carlo, Blind Pick, iOO), both scenarios, two workload kinds, three
-times T and two changed futures each.
+Both scenarios, two workload kinds, three times T and two changed futures each: under stale
+information every method, eOO and eOO + OCBA included (their stages decided one at a time from the
+arrivals known when each stage's search starts, ours), and a constructed case in which Algorithms 2
+and 3 run up front moved a stage boundary before T with the batches after it; under look-ahead the
+methods with a fixed grid (Monte Carlo, Blind Pick, iOO).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ THETA, HORIZON, PERIOD = 9, 1200.0, 200.0
 SCHEDULE = [f"theta_{c}" for c in range(1, 8)]
 TIMES = (250.0, 530.0, 810.0)
 METHODS = ("exhaustive", "blind_pick", "ioo")
+#: under stale information eOO's stages too are decided from what is known (ours, see stale_stage_width)
+STALE_METHODS = (*METHODS, "eoo", "eoo_ocba")
 
 
 def _problem(workload: Workload, scenario: int, information: str) -> VMMultiPeriodProblem:
@@ -79,7 +84,7 @@ def _runs(kind: str, scenario: int, information: str, method: str, view):
 
 
 @pytest.mark.parametrize("scenario", [1, 2])
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", STALE_METHODS)
 @pytest.mark.parametrize("kind", ["HFHD", "LFLD"])
 def test_stale_information_sees_no_arrival_before_it_arrives(kind, method, scenario):
     compared = 0
@@ -108,3 +113,32 @@ def test_lookahead_does_see_the_arrivals_of_the_stage_it_searches():
         assert after[0][:-1] == before[0][:-1]  # every stage but the one running at T
         changed += after[0][-1] != before[0][-1]
     assert changed > 0
+
+
+def constructed(mixed: bool) -> Workload:
+    """Batches of 12 tasks every 50-100 s over [0, 1200), most of one class each, one class after
+    another; the batch at 650 s and, if ``mixed``, the two after T = 530 (at 540 and 580 s) hold
+    classes 1 and 2 half and half, else classes 3 and 4."""
+    times = np.array([30.0, 90, 150, 230, 290, 350, 420, 480, 540, 580, 650, 720, 800, 900, 1000, 1100])
+    batches = 12.0 * np.eye(7)[[0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 0, 5, 6, 0, 1, 2]]
+    for k in (8, 9, 10) if mixed else (10,):
+        batches[k] = [6.0, 6.0, 0, 0, 0, 0, 0]
+    return Workload(times, batches)
+
+
+@pytest.mark.parametrize("scenario", [1, 2])
+@pytest.mark.parametrize("method", ["eoo", "eoo_ocba"])
+def test_stale_eoo_stages_do_not_depend_on_the_batches_after_them(method, scenario):
+    """Only the two batches after T = 530 change (classes 3 and 4, or 1 and 2 mixed).  Algorithms 2
+    and 3 run up front on every arrival (the code before this test) split Scenario 1's base period
+    [400, 600) at 500 s only when its four batches are pairwise dissimilar, and in Scenario 2
+    (initial stage 110 s) merged the half stage [410, 510) into [510, 710) when their batches are
+    similar: a schedule switch before T (at 500 or 510 s) that depended on arrivals after T.  Under
+    stale information a stage's width is decided when its search starts, from the arrivals before
+    then (ours, :func:`mopt.vmc.stages.stale_stage_width`)."""
+    T = 530.0
+    run, again = (mopt.solve(_problem(constructed(mixed), scenario, "stale"), method, seed=1, **FAST)
+                  for mixed in (False, True))
+    before, after = schedules_before(run.stages, T), schedules_before(again.stages, T)
+    assert after == before, (before, after)
+    assert len(before[0]) >= 3  # the initial stage or [0, 200), and the stages after it

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mopt.core.errors import InputError
-from mopt.vmc.stages import adaptive_stages, merge, partition
+from mopt.vmc.stages import adaptive_stages, merge, partition, stale_stage_width
 
 
 def test_partition_hand_case():
@@ -74,3 +75,33 @@ def test_stage_bounds_must_increase(bounds):
 def test_adaptive_stages_end_after_start():
     with pytest.raises(InputError, match="'end' must be in"):
         adaptive_stages([1, 6], [[1, 0], [0, 1]], 20, 0, 10, 0.5, 0.5)
+
+
+def test_stale_stage_width_hand_cases():
+    # t = 10, both thresholds 0.5, nothing observed before 0
+    times, B = [11, 16, 21, 26], [[1, 0], [0, 1], [1, 0], [2, 0]]
+    # seen 20: [10, 20) holds two orthogonal batches -> halved
+    assert stale_stage_width(times, B, 20, 10, 0.5, 0.5, start=0) == 5.0
+    # seen 30: [20, 30) two class-1 batches (similarity 1), not split; against [10, 20) the smallest
+    #   similarity is 0 (class 2 against class 1), so not merged -> t
+    assert stale_stage_width(times, B, 30, 10, 0.5, 0.5, start=0) == 10.0
+    # seen 40: [30, 40) empty, [20, 30) not -> t; seen 50: both empty -> alike, merged
+    assert stale_stage_width(times, B, 40, 10, 0.5, 0.5, start=0) == 10.0
+    assert stale_stage_width(times, B, 50, 10, 0.5, 0.5, start=0) == 20.0
+    # seen 10: [-10, 0) was never observed, so no merge though both periods are empty
+    assert stale_stage_width(times, B, 10, 10, 0.5, 0.5, start=0) == 10.0
+    # without the start, the two empty periods before 10 are alike
+    assert stale_stage_width(times, B, 10, 10, 0.5, 0.5) == 20.0
+
+
+def test_stale_stage_width_reads_no_batch_at_or_after_seen():
+    # the batches at or after `seen` redrawn: the width decided at `seen` stays
+    rng = np.random.default_rng(3)
+    times = np.sort(rng.uniform(0, 100, 40))
+    B = rng.integers(0, 3, size=(40, 3)).astype(float)
+    for seen in (25.0, 50.0, 75.0):
+        later = times >= seen
+        other = B.copy()
+        other[later] = rng.integers(0, 3, size=(int(later.sum()), 3))
+        first, again = (stale_stage_width(times, X, seen, 10, 0.6, 0.4, start=0) for X in (B, other))
+        assert first == again
