@@ -116,7 +116,8 @@ def run(args) -> int:
     if s["dropped"]:
         print(f"  dropped {s['dropped']} jobs wider than the cap")
     if s["missing_req_time"]:
-        print(f"  {s['missing_req_time']} jobs without a user estimate use their actual runtime")
+        print(f"  {s['missing_req_time']} jobs without a requested time take the largest one "
+              f"requested before them")
     print(f"  R_J {s['R_J']:.0f} VM-s   R_V {s['R_V']:.0f} VM-s   utilisation {s['utilisation']:.3f}")
     print(f"  mean bounded slowdown {s['bsd']:.3f}   charged {s['vm_hours']:.0f} VM-hours")
     print(f"  utility U = {s['utility']:.3f} (kappa 100, alpha {args.alpha:g}, beta {args.beta:g})")

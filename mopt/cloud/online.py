@@ -54,6 +54,10 @@ def _window_score(scalars, queue, live, live_vms, history, jobs, code, future, p
         rows[:nq] = queue[:nq]
         window = Cloud(window.scalars, rows, window.running, window.vms, history, future)
     start_window(window)
+    # the window writes nothing back into the real run: its completions leave no user history
+    # (an empty one; its estimates were fixed from the real history by start_window)
+    window = Cloud(window.scalars, window.queue, window.running, window.vms, history[:0],
+                   window.jobs)
     if future.shape[0] > 0:
         window.scalars[S_ARRIVALS] = 1.0
         window.scalars[S_NEXT] = 0.0

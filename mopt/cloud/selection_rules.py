@@ -94,8 +94,8 @@ def sample_futures(jobs: np.ndarray, now: float, arrived: int, *, lookback: floa
     rng : numpy.random.Generator
     known_run : callable, optional
         ``known_run(first, arrived)``: the runtimes of the recent jobs ``first:arrived`` as the
-        scheduler knows them (with predicted runtimes: the actual one if the job has finished,
-        else its request); default their actual runtimes (known with actual runtimes).
+        scheduler knows them (with predicted or user runtimes: the actual one if the job has
+        finished, else its request); default their actual runtimes (known with actual runtimes).
 
     Returns
     -------
@@ -219,7 +219,7 @@ class MoptRule:
         self._rng = np.random.default_rng(np.random.SeedSequence(resolve_seed(seed)).spawn(1)[0])
         self._seen: tuple | None = None
         self._shadows = Shadows(state, jobs, codes, lookback=self.reflect, refresh=self.refresh,
-                                **cloud) if self.shortlist and len(codes) > 1 else None
+                                start=start, **cloud) if self.shortlist and len(codes) > 1 else None
 
     def _events(self) -> tuple:
         sc = self.state.scalars
@@ -229,7 +229,8 @@ class MoptRule:
         return not self.events_only or self._events() != self._seen
 
     def _known_run(self, first: int, arrived: int) -> np.ndarray:
-        """With predicted runtimes, a recent job's runtime is known only if it has finished."""
+        """Without actual runtimes, a recent job's runtime is known only if it has finished (else
+        its request)."""
         jobs = self.jobs[first:arrived]
         done = self.start[first:arrived] + jobs[:, E.J_RUN] <= self.state.clock  # NaN: False
         return np.where(done, jobs[:, E.J_RUN], jobs[:, E.J_REQ])
@@ -240,7 +241,7 @@ class MoptRule:
             futures, bounds = sample_futures(
                 self.jobs, state.clock, int(state.scalars[E.S_NEXT]), lookback=self.lookback,
                 horizon=self.horizon, samples=self.samples, rng=self._rng,
-                known_run=self._known_run if state.scalars[E.S_MODE] == E.PREDICTED else None)
+                known_run=self._known_run if state.scalars[E.S_MODE] != E.ACTUAL else None)
         else:
             futures, bounds = self.jobs[:0], np.zeros(1, np.int64)
         return forecast_scores(state, self.jobs, self.codes[planned], futures, bounds,

@@ -9,6 +9,14 @@ span (VM-seconds are counted when a job starts and when a VM is released, so the
 are blurred by at most one run and one hour). :meth:`Shadows.shortlist` names the ``size`` best;
 mopt's rule simulates only those (and the incumbent) at a selection. The shadows cost what the
 constituents' own runs cost: one run of each over the trace in all.
+
+Without actual runtimes (``runtime="predicted"`` or ``"user"``) a shadow knows only what the real
+scheduler knows (ours): at each record, a job that has finished in the real run lasts its actual
+runtime in the shadows; any other job submitted by then lasts the runtime variant's estimate as
+the real run has it then (a job running past its estimate: its request, then one more tick), fixed
+when the job starts in a shadow; and each shadow's user history is the real run's, with the
+shadow's own completions recorded over it. So a shadow never uses the runtime of a job that has
+not finished in reality (with actual runtimes the shadows run the trace as it is).
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from collections import deque
 import numpy as np
 
 from mopt.cloud import engine as E
+from mopt.workloads.prediction import predict_sc13_many
 
 __all__ = ["Shadows"]
 
@@ -37,12 +46,22 @@ class Shadows:
         Seconds of the recent past scored, and between two records of the shadows' totals.
     kappa, alpha, beta : float
         U's parameters.
+    start : numpy.ndarray, optional
+        The real run's start times per job (NaN: not started), as it fills them; needed without
+        actual runtimes (module docstring).
     """
 
     def __init__(self, state, jobs, codes, *, lookback: float, refresh: float, kappa: float,
-                 alpha: float, beta: float):
+                 alpha: float, beta: float, start=None):
         sc = state.scalars
-        self.jobs, self.codes = jobs, codes
+        self.state, self.start = state, start
+        self.known_only = int(sc[E.S_MODE]) != E.ACTUAL
+        if self.known_only and start is None:
+            raise ValueError("Shadows without actual runtimes need the real run's start times.")
+        self.jobs = jobs.copy() if self.known_only else jobs  # its runtimes: what is known
+        self.truth = jobs
+        self._final = 0  # the jobs before it have finished in reality (their runtimes are final)
+        self.codes = codes
         self.lookback, self.refresh = float(lookback), float(refresh)
         self.utility = (float(kappa), float(alpha), float(beta))
         self.runs = [E.CloudState.start(jobs, step=float(sc[E.S_STEP]),
@@ -62,14 +81,44 @@ class Shadows:
         """Run the shadows to ``now`` and record their totals if a record is due."""
         if now < self.next_record:
             return
+        if self.known_only:
+            self._known_runtimes(now)
         for p, run in enumerate(self.runs):
             if not self.done[p] and run.clock < now:
+                if self.known_only:
+                    nq = int(run.scalars[E.S_NQ])
+                    run.queue[:nq, E.Q_RUN] = self.jobs[run.queue[:nq, E.Q_ID].astype(np.int64),
+                                                        E.J_RUN]
+                    run.history[:] = self.state.history
                 self.done[p] = run.advance(self.jobs, self.codes[p], until=now) == E.DONE
         self.records.append((now, self._totals()))
         while len(self.records) > 1 and self.records[1][0] <= now - self.lookback:
             self.records.popleft()
         self.next_record = now + self.refresh
         self._ranked = None
+
+    def _known_runtimes(self, now: float) -> None:
+        """The shadows' runtimes of the jobs submitted by ``now``, as known now (module
+        docstring)."""
+        truth, table, sc = self.truth, self.jobs, self.state.scalars
+        arrived = int(sc[E.S_NEXT])
+        lo = self._final
+        start = self.start[lo:arrived]
+        finished = start + truth[lo:arrived, E.J_RUN] <= now  # NaN (not started): False
+        req = truth[lo:arrived, E.J_REQ]
+        if int(sc[E.S_MODE]) == E.PREDICTED:
+            est = predict_sc13_many(self.state.history, truth[lo:arrived, E.J_USER], req)
+        else:
+            est = truth[lo:arrived, E.J_EST].copy()
+        step = float(sc[E.S_STEP])
+        past = start + est <= now  # running past its estimate: its request, then one more tick
+        est = np.where(past, req, est)
+        past = start + est <= now
+        est = np.where(past, now - start + step, est)
+        table[lo:arrived, E.J_RUN] = np.where(finished, truth[lo:arrived, E.J_RUN], est)
+        table[lo:arrived, E.J_EST] = truth[lo:arrived, E.J_EST]
+        unfinished = np.flatnonzero(~finished)
+        self._final = lo + (int(unfinished[0]) if len(unfinished) else arrived - lo)
 
     def recent_utility(self) -> np.ndarray:
         """Each policy's U over the span between the oldest kept record and the newest."""

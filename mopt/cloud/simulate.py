@@ -45,7 +45,8 @@ class CloudRun:
         ``R_J`` (Σ n_i·run_i, VM-seconds), ``R_V`` (charged VM-seconds), ``utilisation``
         (R_J / R_V), ``bsd`` (mean bounded slowdown), ``utility`` (U), ``vm_hours`` (charged),
         ``n_jobs``, ``dropped`` (jobs wider than the cap dropped on request) and
-        ``missing_req_time`` (user estimates replaced by the actual runtime).
+        ``missing_req_time`` (jobs without a requested time, given the largest requested before
+        them: :func:`known_request`).
     policy : Policy
     """
 
@@ -86,6 +87,27 @@ def _as_policy(policy) -> Policy:
         return Policy(policy)
     raise InputError(f"'policy' must be a Policy or a name like 'ODA-UNICEF-FirstFit'; "
                      f"got {policy!r}.")
+
+
+#: the request assumed for a job without one when no job before it requested a time (ours)
+DEFAULT_REQUEST = 3600.0
+
+
+def known_request(req: np.ndarray) -> np.ndarray:
+    """Requested times in submit order, each missing one (<= 0) replaced by the largest time
+    requested by a job submitted before it (:data:`DEFAULT_REQUEST` if none): ours, so that a
+    scheduler without actual runtimes never sees one before the job has run (spec §4's fallback
+    to the actual runtime would leak it).
+
+    Examples
+    --------
+    >>> known_request(np.array([-1.0, 600.0, -1.0, 300.0, 0.0])).tolist()
+    [3600.0, 600.0, 600.0, 300.0, 600.0]
+    """
+    req = np.asarray(req, dtype=np.float64)
+    seen = np.maximum.accumulate(np.where(req > 0, req, -np.inf))
+    before = np.concatenate([[-np.inf], seen[:-1]])
+    return np.where(req > 0, req, np.where(before > 0, before, DEFAULT_REQUEST))
 
 
 def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actual",
@@ -142,7 +164,9 @@ def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actu
     run = frame["run_time"].to_numpy(np.float64)
     req = frame["req_time"].to_numpy(np.float64)
     missing = int((req <= 0).sum())
-    est = np.where(req > 0, req, run) if runtime == "user" else run
+    if runtime != "actual":  # a missing request is replaced by what is known when it is submitted
+        req = known_request(req)
+    est = req if runtime != "actual" else run
     users, user = np.unique(frame["user_id"].to_numpy(), return_inverse=True)
     user = np.where(frame["user_id"].to_numpy() < 0, -1, user)
     table = E.job_table(frame["submit_time"], run, req, frame["n_procs"], user, est)

@@ -123,7 +123,7 @@ def refresh_predictions(cloud):
     if scalars[S_MODE] == PREDICTED:
         for i in range(int(scalars[S_NQ])):
             queue[i, Q_EST] = predict_sc13(cloud.history, int(queue[i, Q_USER]), queue[i, Q_REQ],
-                                           queue[i, Q_RUN])
+                                           queue[i, Q_EST])  # never the actual runtime
 
 
 @kernel

@@ -11,9 +11,10 @@ Month by month, run the constituent that was best over the previous month. Preci
   after each month's start (the state carries over: queue, running jobs, leased VMs).
 
 Month m's choice reads only the jobs submitted in month m - 1, simulated with the runtime variant
-as :func:`mopt.cloud.simulate` does (their actual runtimes drive the simulation: a job still
-running when month m starts lends its true runtime a little early, as a user replaying last
-month's log would know it once it ends).
+as :func:`mopt.cloud.simulate` does: with actual runtimes (runtimes known on submission) all of
+them; with predicted or user runtimes only those that have finished in the real run by the start
+of month m (the log a user would replay then: a job still queued or running has no runtime to
+replay, and taking its actual one would see the future).
 """
 
 from __future__ import annotations
@@ -94,13 +95,18 @@ def walk_forward(jobs: pd.DataFrame, portfolio="sc13", *, month: float = MONTH, 
     submit = frame["submit_time"].to_numpy(np.float64)
     origin = float(submit.min())
     n_months = int((submit.max() - origin) // month) + 1
+    ended = frame["run_time"].to_numpy(np.float64)
+    start = np.full(len(table), np.nan)
     rows = []
     for m in range(n_months):
         lo, hi = origin + m * month, origin + (m + 1) * month
         row = {"month": m, "start": lo, "jobs": int(np.sum((submit >= lo) & (submit < hi))),
                "policy": names[first], "past_utility": np.nan}
         if m > 0:
-            past = frame[(submit >= lo - month) & (submit < lo)]
+            log = (submit >= lo - month) & (submit < lo)
+            if runtime != "actual":  # only what has finished by now has a runtime to replay
+                log &= start + ended <= lo  # NaN (not started): False
+            past = frame[log]
             if len(past):
                 scores = [simulate(past, p, vm_key=vm_key, **cloud).summary["utility"]
                           for p in policies]
@@ -109,9 +115,7 @@ def walk_forward(jobs: pd.DataFrame, portfolio="sc13", *, month: float = MONTH, 
             else:  # an empty month: keep the policy
                 row["policy"] = rows[-1]["policy"]
         rows.append(row)
-    start = np.full(len(table), np.nan)
-    for m, row in enumerate(rows):
-        until = origin + (m + 1) * month if m + 1 < len(rows) else np.inf
+        until = hi if m + 1 < n_months else np.inf
         status = state.advance(table, codes[names.index(row["policy"])], until=until,
                                out_start=start)
         if status == E.DONE:

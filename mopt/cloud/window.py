@@ -1,8 +1,9 @@
 """The start of an online simulation (spec §6), compiled: a copied state turned into a window.
 
 From a copy of the current state, with no future arrivals: queued jobs run their estimated
-runtime (predicted runtimes refreshed to the current tick); running jobs end at their estimated
-end (a job past its estimate needs ``req_time``, past that one more tick); the accumulators
+runtime (predicted runtimes refreshed to the current tick, then fixed for the window); running jobs
+end at their estimated end (a job past its estimate needs ``req_time``, past that one more tick):
+no actual runtime of a job that has not finished enters a window; the accumulators
 restart, so that when the window's run is done ``S_BUSY`` holds the busy VM-seconds from now on,
 ``S_PAID`` the paid VM-seconds from now on (with every VM released at its next hourly boundary)
 and ``S_BSD / S_STARTED`` the mean bounded slowdown of the jobs queued now (waits from their real
@@ -57,7 +58,7 @@ def start_window(cloud):
     for i in range(nq):
         if scalars[S_MODE] == PREDICTED:
             queue[i, Q_EST] = predict_sc13(cloud.history, int(queue[i, Q_USER]), queue[i, Q_REQ],
-                                           queue[i, Q_RUN])
+                                           queue[i, Q_EST])
         queue[i, Q_RUN] = queue[i, Q_EST]
     busy = 0.0
     for s in range(running.shape[0]):

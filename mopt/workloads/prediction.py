@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["NEWEST_KEY", "OLDER_KEY", "NEWEST_RUN", "OLDER_RUN", "new_history", "record_finished",
-           "recent_mean", "predict_sc13", "predict_koala"]
+           "recent_mean", "predict_sc13", "predict_sc13_many", "predict_koala"]
 
 NEWEST_KEY, OLDER_KEY, NEWEST_RUN, OLDER_RUN = range(4)
 
@@ -98,6 +98,15 @@ def predict_sc13(history, user, req, run):
             if req > 0:
                 guess = min(guess, req)
     return guess
+
+
+@njit(cache=True)
+def predict_sc13_many(history, users, reqs):
+    """:func:`predict_sc13` for many jobs (users, requests: float arrays; every request > 0)."""
+    out = np.empty(users.shape[0])
+    for i in range(users.shape[0]):
+        out[i] = predict_sc13(history, int(users[i]), reqs[i], reqs[i])
+    return out
 
 
 @_kernel

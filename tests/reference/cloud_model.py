@@ -30,6 +30,21 @@ def _priority(rule, q, t, n):
     raise ValueError(rule)
 
 
+def requests_as_known(jobs, runtime):
+    """Without actual runtimes, a job that requests no time (req <= 0) is taken to request the
+    largest time requested by a job before it in submit order, or an hour if none (jobs: dicts
+    with ``req``, sorted by submit; copies returned)."""
+    out, largest = [], 0.0
+    for job in jobs:
+        job = dict(job)
+        if runtime != "actual" and job["req"] <= 0:
+            job["req"] = largest if largest > 0 else HOUR
+        elif job["req"] > largest:
+            largest = job["req"]
+        out.append(job)
+    return out
+
+
 def _estimate(job, mode, history):
     if mode == "actual":
         return job["run"]
@@ -96,7 +111,7 @@ def run_model(jobs, policy, *, boot_delay=120.0, step=20.0, max_vms=256, runtime
     charged VM-seconds.
     """
     prov, jobsel, vmsel = policy.split("-")
-    jobs = [dict(j, index=i) for i, j in enumerate(jobs)]
+    jobs = [dict(j, index=i) for i, j in enumerate(requests_as_known(jobs, runtime))]
     pending = list(jobs)
     queue, running, vms = [], [], []
     history: dict[int, list] = {}

