@@ -16,7 +16,13 @@ runtime in the shadows; any other job submitted by then lasts the runtime varian
 the real run has it then (a job running past its estimate: its request, then one more tick), fixed
 when the job starts in a shadow; and each shadow's user history is the real run's, with the
 shadow's own completions recorded over it. So a shadow never uses the runtime of a job that has
-not finished in reality (with actual runtimes the shadows run the trace as it is).
+not finished in reality. And the shadows then lag the real clock by one ``refresh``: at a record
+at time t they run to t - refresh, so that the jobs they start have mostly finished in reality by
+t and run their actual runtimes (without the lag, every day's last hours of jobs ran for their
+estimates, mostly the request: measured with predicted runtimes, whole traces, mopt's rule's U
+against the best constituent without → with the lag: LPC-EGEE −18.5 → −4.8 %, SDSC-SP2 −3.9 →
+−0.5 %, KTH-SP2 −0.6 → −0.7 %). With actual runtimes the shadows run the trace as it is, in step
+with the real clock.
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ class Shadows:
         self._final = 0  # the jobs before it have finished in reality (their runtimes are final)
         self.codes = codes
         self.lookback, self.refresh = float(lookback), float(refresh)
+        self.lag = self.refresh if self.known_only else 0.0  # module docstring
         self.utility = (float(kappa), float(alpha), float(beta))
         self.runs = [E.CloudState.start(jobs, step=float(sc[E.S_STEP]),
                                         boot_delay=float(sc[E.S_BOOT]), max_vms=int(sc[E.S_CAP]),
@@ -78,21 +85,22 @@ class Shadows:
                           r.scalars[E.S_STARTED]] for r in self.runs])
 
     def catch_up(self, now: float) -> None:
-        """Run the shadows to ``now`` and record their totals if a record is due."""
+        """Run the shadows to ``now`` (less the lag) and record their totals if a record is due."""
         if now < self.next_record:
             return
         if self.known_only:
             self._known_runtimes(now)
+        until = now - self.lag
         for p, run in enumerate(self.runs):
-            if not self.done[p] and run.clock < now:
+            if not self.done[p] and run.clock < until:
                 if self.known_only:
                     nq = int(run.scalars[E.S_NQ])
                     run.queue[:nq, E.Q_RUN] = self.jobs[run.queue[:nq, E.Q_ID].astype(np.int64),
                                                         E.J_RUN]
                     run.history[:] = self.state.history
-                self.done[p] = run.advance(self.jobs, self.codes[p], until=now) == E.DONE
-        self.records.append((now, self._totals()))
-        while len(self.records) > 1 and self.records[1][0] <= now - self.lookback:
+                self.done[p] = run.advance(self.jobs, self.codes[p], until=until) == E.DONE
+        self.records.append((until, self._totals()))
+        while len(self.records) > 1 and self.records[1][0] <= until - self.lookback:
             self.records.popleft()
         self.next_record = now + self.refresh
         self._ranked = None
