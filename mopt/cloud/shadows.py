@@ -124,7 +124,6 @@ class Shadows:
         past = start + est <= now
         est = np.where(past, now - start + step, est)
         table[lo:arrived, E.J_RUN] = np.where(finished, truth[lo:arrived, E.J_RUN], est)
-        table[lo:arrived, E.J_EST] = truth[lo:arrived, E.J_EST]
         unfinished = np.flatnonzero(~finished)
         self._final = lo + (int(unfinished[0]) if len(unfinished) else arrived - lo)
 
