@@ -1,18 +1,21 @@
-"""Calibration of mopt's uncertainty (issue #22; :mod:`mopt.core.uncertainty`), measured.
+"""Calibration of mopt's uncertainty (issues #22 and #33; :mod:`mopt.core.uncertainty`), measured.
 
-On problems whose truth is known, over many macroreplications (independent seeds):
+On problems whose truth is known (:mod:`benchmarks.truths`), at n = 3, 5, 10, 30 and 100
+replications of every design, over many macroreplications (independent seeds):
 
 * a reliability table of P(non-dominated): designs reported with P in each decile must be truly
-  efficient at that rate, within sampling error;
-* the front's P(correct selection) against the observed frequency of "the reported front is the
-  true efficient set" (mean prediction vs observed rate, and their reliability table).
+  efficient at that rate; the cell passes when every decile bin holding at least 100 designs has
+  |observed - predicted| <= 0.05;
+* the front's P(correct selection): its mean prediction against the observed frequency of "the
+  reported front is the true efficient set"; the cell passes when they are within 0.05.
 
-Problems: ``synthetic`` (:class:`mopt.NormalProblem`, 12 designs on and near a convex front, sd
-0.3, exhaustive at 5, 10 and 30 replications each) and ``expert`` (the ExPERT paper grid, 289
-strategies, exhaustive at 10 replications; truth: 1,000 replications of each strategy, same
-scenario). Run from the repository root::
+A cell where mopt prints no probability (NaN: too few replications to be calibrated) passes and
+is shown as "not printed". Each macroreplication draws every design's replications from one seed
+and computes what :func:`mopt.solve` would append (:func:`mopt.core.uncertainty.uncertainty_columns`).
+Run from the repository root::
 
-    PYTHONPATH=$PWD python benchmarks/calibration.py [--macroreps 200] [--problems synthetic,expert]
+    PYTHONPATH=$PWD python benchmarks/calibration.py [--macroreps 400] [--expert-macroreps 200]
+        [--truths synthetic,heteroscedastic,correlated+,correlated-,lognormal,expert] [--reps 3,5,10,30,100]
 """
 
 from __future__ import annotations
@@ -27,81 +30,120 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np
 import pandas as pd
 
-import mopt
+from benchmarks.truths import TRUTHS
 from mopt.core.pareto import pareto_mask
-from mopt.core.uncertainty import reliability
+from mopt.core.uncertainty import reliability, uncertainty_columns
+
+#: a decile bin counts when it holds this many designs
+MIN_BIN = 100
+#: the tolerance of |observed - predicted|
+TOLERANCE = 0.05
 
 
-def synthetic_problem(n_reps: int) -> tuple[mopt.NormalProblem, np.ndarray]:
-    """12 designs: 8 on a convex front (x, 1/x), 4 just behind it; sd 0.3 in both objectives."""
-    x = np.linspace(0.5, 4.0, 8)
-    front = np.stack([x, 2.0 / x], axis=1)
-    behind = front[[1, 3, 5, 6]] + [0.15, 0.1]
-    means = np.vstack([front, behind])
-    return mopt.NormalProblem(means, sd=0.3, n_reps=n_reps), pareto_mask(means)
+def mopt_method(samples: np.ndarray, rng) -> tuple[np.ndarray, float]:
+    """``(p_nondominated, p_correct_selection)`` as mopt reports them, from (D, n, m) replications."""
+    means = samples.mean(axis=1)
+    n = samples.shape[1]
+    ses = samples.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full_like(means, np.nan)
+    D, m = means.shape
+    added, summary = uncertainty_columns(means, ses, np.full(D, n), np.arange(D), [f"f{j}" for j in range(m)],
+                                         samples=list(samples), rng=rng)
+    return added["p_nondominated"].to_numpy(), float(summary["p_correct_selection"])
 
 
-def expert_problem(n_reps: int, truth_reps: int = 1000):
-    """The ExPERT paper grid on the demo's environment; the truth from ``truth_reps`` replications."""
-    from mopt.expert import NTDMrProblem, reference_environment
-
-    env = reference_environment(0.1)
-    truth_run = mopt.solve(NTDMrProblem(env, n_reps=truth_reps), "exhaustive", seed=987654)
-    ev = truth_run.evaluations.sort_values("design")
-    truth = pareto_mask(ev[list(truth_run.objectives)].to_numpy())
-    return NTDMrProblem(env, n_reps=n_reps), truth
-
-
-def calibrate(problem, truth: np.ndarray, macroreps: int, first_seed: int = 1000):
+def calibrate(problem, truth: np.ndarray, n_reps: int, macroreps: int, method=mopt_method, first_seed: int = 1000):
     """(per-design P and truth, per-run P(CS) and outcome) over ``macroreps`` seeds."""
+    designs = np.arange(problem.n_designs)
     p_all, t_all, pcs, hit = [], [], [], []
-    for m in range(macroreps):
-        r = mopt.solve(problem, "exhaustive", seed=first_seed + m)
-        ev = r.evaluations.sort_values("design")
-        true = truth[ev["design"].to_numpy()]
-        p_all.append(ev["p_nondominated"].to_numpy())
-        t_all.append(true)
-        front = pareto_mask(ev[list(r.objectives)].to_numpy())
-        pcs.append(r.info["uncertainty"]["p_correct_selection"])
-        hit.append(bool((front == true).all()))
+    for k in range(macroreps):
+        seed = first_seed + k
+        samples = problem.replicate(designs, np.arange(n_reps), seed)
+        p, p_cs = method(samples, np.random.default_rng([seed, 0x0CE7]))
+        front = pareto_mask(samples.mean(axis=1))
+        p_all.append(p)
+        t_all.append(truth)
+        pcs.append(p_cs)
+        hit.append(bool((front == truth).all()))
     return np.concatenate(p_all), np.concatenate(t_all), np.array(pcs), np.array(hit)
 
 
-def report(name: str, problem, truth, macroreps: int) -> dict:
+def cell(name: str, n_reps: int, macroreps: int, method=mopt_method, *, quiet: bool = False) -> dict:
+    """One cell of the grid: print its reliability table and verdict; return its summary row."""
+    problem, truth = TRUTHS[name](n_reps)
     start = time.perf_counter()
-    p, t, pcs, hit = calibrate(problem, truth, macroreps)
+    p, t, pcs, hit = calibrate(problem, truth, n_reps, macroreps, method)
     seconds = time.perf_counter() - start
+    row = {"truth": name, "n": n_reps, "designs": len(truth), "macroreps": macroreps}
+    observed = hit.mean()
+    se = np.sqrt(observed * (1 - observed) / len(hit))
+    if np.isnan(p).all():
+        row.update(printed=False, worst_gap=np.nan, worst_bin="", pcs_predicted=np.nan, pcs_observed=observed,
+                   pcs_se=se, ok=True)
+        if not quiet:
+            print(f"\n{name}, n={n_reps}: {macroreps} macroreplications, {len(truth)} designs ({seconds:.0f} s): "
+                  f"no probability printed (observed P(CS) {observed:.3f})")
+        return row
     table = reliability(p, t)
-    worst = ((table["observed"] - table["predicted"]).abs() / table["se"].clip(lower=1e-3)).max()
-    print(f"\n{name}: {macroreps} macroreplications, {len(truth)} designs, {problem.n_reps} replications "
-          f"each ({seconds:.0f} s)")
-    print("P(non-dominated), reliability by decile:")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    se = np.sqrt(hit.mean() * (1 - hit.mean()) / len(hit))
-    print(f"P(correct selection): mean prediction {pcs.mean():.3f}, observed {hit.mean():.3f} "
-          f"(± {se:.3f} s.e.); gap {pcs.mean() - hit.mean():+.3f}")
-    return {"problem": name, "n_reps": problem.n_reps, "pcs_predicted": pcs.mean(), "pcs_observed": hit.mean(),
-            "pcs_se": se, "worst_decile_z": worst}
+    big = table[table["n"] >= MIN_BIN]
+    gaps = (big["observed"] - big["predicted"]).abs()
+    worst = float(gaps.max()) if len(big) else np.nan
+    worst_bin = str(big["bin"].iloc[int(np.argmax(gaps.to_numpy()))]) if len(big) else ""
+    gap = float(pcs.mean() - observed)
+    ok = bool((not len(big) or worst <= TOLERANCE) and abs(gap) <= TOLERANCE)
+    row.update(printed=True, worst_gap=worst, worst_bin=worst_bin, pcs_predicted=float(pcs.mean()),
+               pcs_observed=observed, pcs_se=se, ok=ok)
+    if not quiet:
+        print(f"\n{name}, n={n_reps}: {macroreps} macroreplications, {len(truth)} designs ({seconds:.0f} s)")
+        print("P(non-dominated), reliability by decile:")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(f"worst |observed - predicted| over bins with >= {MIN_BIN} designs: {worst:.3f} ({worst_bin})")
+        print(f"P(correct selection): mean prediction {pcs.mean():.3f}, observed {observed:.3f} "
+              f"(± {se:.3f} s.e.); gap {gap:+.3f}  -> {'ok' if ok else 'FAIL'}")
+    return row
+
+
+def markdown(rows: list[dict]) -> str:
+    """The summary as a markdown table: one row per truth, one column per n; each cell
+    ``worst decile gap / P(CS) predicted vs observed`` (bold when it fails), or "not printed"."""
+    frame = pd.DataFrame(rows)
+    ns = sorted(frame["n"].unique())
+    lines = ["| truth | " + " | ".join(f"n = {n}" for n in ns) + " |", "|---|" + "---|" * len(ns)]
+    for name in dict.fromkeys(frame["truth"]):
+        cells = []
+        for n in ns:
+            r = frame[(frame["truth"] == name) & (frame["n"] == n)]
+            if not len(r):
+                cells.append("")
+                continue
+            r = r.iloc[0]
+            if not r["printed"]:
+                cells.append(f"not printed (P(CS) {r['pcs_observed']:.2f})")
+                continue
+            worst = "–" if np.isnan(r["worst_gap"]) else f"{r['worst_gap']:.3f}"
+            text = f"{worst}; {r['pcs_predicted']:.2f} vs {r['pcs_observed']:.2f}"
+            cells.append(text if r["ok"] else f"**{text}**")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--macroreps", type=int, default=200)
-    ap.add_argument("--problems", default="synthetic,expert")
+    ap.add_argument("--macroreps", type=int, default=400, help="macroreplications of the synthetic truths")
+    ap.add_argument("--expert-macroreps", type=int, default=200, help="macroreplications of the ExPERT grid")
+    ap.add_argument("--truths", default=",".join(TRUTHS))
+    ap.add_argument("--reps", default="3,5,10,30,100")
     args = ap.parse_args(argv)
     rows = []
-    for name in args.problems.split(","):
-        if name == "synthetic":
-            for n in (5, 10, 30):
-                problem, truth = synthetic_problem(n)
-                rows.append(report(f"synthetic n={n}", problem, truth, args.macroreps))
-        elif name == "expert":
-            problem, truth = expert_problem(10)
-            rows.append(report("ExPERT paper grid", problem, truth, args.macroreps))
-        else:
-            raise SystemExit(f"unknown problem {name!r}")
+    for name in args.truths.split(","):
+        if name not in TRUTHS:
+            raise SystemExit(f"unknown truth {name!r} (known: {', '.join(TRUTHS)})")
+        for n in (int(v) for v in args.reps.split(",")):
+            rows.append(cell(name, n, args.expert_macroreps if name == "expert" else args.macroreps))
     print("\nsummary:")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"\nper cell: the worst |observed - predicted| P(non-dominated) over decile bins holding >= {MIN_BIN} "
+          f"designs; mean predicted vs observed P(correct selection) (bold: beyond ±{TOLERANCE}):\n")
+    print(markdown(rows))
     return 0
 
 
