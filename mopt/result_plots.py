@@ -23,6 +23,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from mopt.core.classes import representatives
 from mopt.core.errors import InputError
 from mopt.plot import (
     P_NONDOMINATED,
@@ -45,8 +46,8 @@ def _prepare(result, family, objectives, caption):
     """``(family, objectives, caption, evaluations, front)`` of a figure of ``result``: the
     family (argument or ``result.info``), the objectives drawn, the caption (default: the run's)."""
     caption = _caption(result) if caption is None else caption
-    return (_family_of(result, family), _objectives(result, objectives), caption, result.evaluations,
-            result.front)
+    return (_family_of(result, family), _objectives(result, objectives), caption,
+            representatives(result.evaluations), result.front)
 
 
 def _family_of(result, family):
@@ -168,7 +169,7 @@ def plot_result(
 
 def _plot_matrix(result, family, names, *, chosen, log, intervals, title, caption) -> Figure:
     """The lower triangle of pairwise panels (see :func:`plot_result`)."""
-    ev, front = result.evaluations, result.front
+    ev, front = representatives(result.evaluations), result.front  # a point per class of equivalent designs
     n = len(names) - 1
     side = 2.9 * n + 1.4
     fig = Figure(figsize=(side + 0.9, side), layout="constrained")

@@ -10,7 +10,7 @@ import pandas as pd
 
 from mopt.scoring import best_or_none
 
-__all__ = ["format_table", "choose", "chosen_table", "parameter_columns"]
+__all__ = ["format_table", "choose", "chosen_table", "parameter_columns", "front_rows", "front_heading"]
 
 
 def _fmt_n(n) -> str:
@@ -92,37 +92,117 @@ def chosen_table(chosen: dict, columns: list[str], formats: dict | None = None) 
 def parameter_columns(result) -> list[str]:
     """The decoded parameters of a result's ``evaluations`` (no design index, counts or statistics)."""
     objectives = list(result.objectives)
-    hidden = {"design", "n_reps", "p_nondominated", *objectives,
+    hidden = {"design", "n_reps", "p_nondominated", "class", "n_designs", "varies", *objectives,
               *(f"{o}{suffix}" for o in objectives for suffix in ("_se", "_lo", "_hi"))}
     return [c for c in result.evaluations.columns if c not in hidden]
 
 
 #: how the uncertainty columns print
-HOW_SURE_FORMATS = {"p_nondominated": "{:.2f}", "p_best": "{:.2f}", "runner_up": "count"}
+HOW_SURE_FORMATS = {"p_nondominated": "{:.2f}", "p_best": "{:.2f}", "runner_up": "count", "n_designs": "count"}
+#: P(non-dominated) and P(correct selection) are not printed: measured, they are not calibrated
+#: frequencies at any replication count from 3 to 100 (benchmarks/calibration.py, the how-sure guide)
+
+
+def front_rows(result) -> tuple[pd.DataFrame, list[str]]:
+    """``(front, extra)``: the front, one row per class of equivalent designs, and the columns to
+    print after the objectives: ``certified`` (its status at 95 %, :meth:`Result.certified`, when
+    the result has standard errors), then ``n_designs`` and ``varies`` (the parameters that vary
+    inside a class) when some class holds more than one design."""
+    front, extra = result.front, []
+    status = certified_status(result)
+    if status is not None and len(front):
+        key = "class" if "class" in front.columns else "design"
+        front = front.assign(certified=status.reindex(front[key].to_numpy()).to_numpy())
+        extra.append("certified")
+    if "n_designs" not in front.columns or not (front["n_designs"] > 1).any():
+        return front, extra
+    text = result.classes.set_index("class")["varies"]
+    front = front.assign(varies=text.reindex(front["class"].to_numpy()).fillna("").to_numpy())
+    return front, [*extra, "n_designs", "varies"]
+
+
+def certified_status(result, level: float = 0.95):
+    """Each class's certified status (a Series indexed by class, or by design without classes), or
+    None when the result has no standard errors."""
+    ev = result.evaluations
+    if not all(f"{o}_se" in ev.columns for o in result.objectives) or "n_reps" not in ev.columns:
+        return None
+    sets = result.certified(level)
+    return sets.set_index("class" if "class" in ev.columns else "design")["status"]
+
+
+def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, target: float = 0.9) -> str:
+    """For each decision whose ``p_best`` is below ``below``: its runner-up and the replications
+    of each of the two that :func:`mopt.core.uncertainty.replications_needed` expects to bring
+    ``p_best`` to ``target`` (``mopt frontier --refine`` / :func:`mopt.refine` spend them)."""
+    from mopt.core.uncertainty import replications_needed
+
+    ev = result.evaluations
+    position = {int(d): k for k, d in enumerate(ev["design"].tolist())}
+    lines = []
+    for label, row in chosen.items():
+        if row is None or row.get("p_best") is None or not row["p_best"] < below or row.get("runner_up") is None:
+            continue
+        runner = int(row["runner_up"])
+        more = replications_needed(ev, result.objectives, utilities[label], position[int(row["design"])],
+                                   position[runner], target=target)
+        need = ("more replications will not settle it at the current means" if not np.isfinite(more)
+                else f"about {int(more)} more replications of each of the two are expected to bring p_best to {target:g}")
+        lines.append(f"{label}: p_best {row['p_best']:.2f} < {below:g}; runner-up design {runner}; {need}.")
+    return "\n".join(lines)
+
+
+def front_heading(result, noun: str, front: pd.DataFrame) -> str:
+    """How many of the evaluated designs (in classes of equivalent designs, when there are any)
+    are on the front.
+
+    Examples
+    --------
+    >>> import mopt
+    >>> same = mopt.NormalProblem([[1, 5], [1, 5], [5, 1], [6, 6]], sd=0.0)
+    >>> result = mopt.solve(same, "exhaustive", seed=1)
+    >>> print(front_heading(result, "designs", result.front))
+    Pareto frontier: 2 of 3 classes of equivalent designs (3 of 4 evaluated designs; a class: identical in every replication)
+    """
+    ev = result.evaluations
+    n_classes = int(ev["class"].nunique()) if "class" in ev.columns else len(ev)
+    if n_classes == len(ev):
+        return f"Pareto frontier: {len(front)} of {len(ev)} evaluated {noun}"
+    on = int(front["n_designs"].sum()) if "n_designs" in front.columns else len(front)
+    return (f"Pareto frontier: {len(front)} of {n_classes} classes of equivalent {noun} ({on} of {len(ev)} "
+            f"evaluated {noun}; a class: identical in every replication)")
 
 
 def how_sure(result, *, shown: int = 10) -> str:
-    """The front's uncertainty in a sentence (:mod:`mopt.core.uncertainty`), or "" without it.
+    """How sure the front is, in a sentence: the certified sets (:meth:`Result.certified`, at
+    95 %), or "" for a result without standard errors. (The posterior probabilities
+    ``p_nondominated`` and ``p_correct_selection`` stay in the result's files: measured, they are
+    not calibrated frequencies, so they are not printed.)
 
     Examples
     --------
     >>> import mopt
     >>> exact = mopt.NormalProblem([[1, 5], [2, 2], [5, 1], [6, 6]], sd=0.0)  # no noise: sure
     >>> print(how_sure(mopt.solve(exact, "exhaustive", seed=1)))
-    How sure: P(the front is exactly the efficient set) = 1.00; expected 0.00 designs wrongly on it,
-    0.00 wrongly off it; 0 uncertain (0.05 < P(non-dominated) < 0.95).
+    How sure (certified at 95 % for all designs at once, and still valid when you look again after more
+    replications): 3 efficient, 1 dominated, 0 undecided.
     """
-    u = result.info.get("uncertainty")
-    if not isinstance(u, dict) or "p_correct_selection" not in u:
-        return ""
-    ids = list(u.get("uncertain", []))
-    listed = ", ".join(str(d) for d in ids[:shown]) + (f", ... ({len(ids) - shown} more)" if len(ids) > shown else "")
     import textwrap
 
-    text = (f"How sure: P(the front is exactly the efficient set) = {u['p_correct_selection']:.2f}; expected "
-            f"{u['expected_false_in']:.2f} designs wrongly on it, {u['expected_false_out']:.2f} wrongly off "
-            f"it; {len(ids)} uncertain (0.05 < P(non-dominated) < 0.95)" + (f": {listed}." if ids else "."))
-    if u.get("warning"):
-        text += "\nwarning: " + u["warning"]
+    status = certified_status(result)
+    if status is None:
+        return ""
+    counts = status.value_counts()
+    unit = "classes" if "class" in result.evaluations.columns and result.evaluations["class"].nunique() < len(
+        result.evaluations) else "designs"
+    undecided = status.index[status.to_numpy() == "undecided"]
+    reps = result.evaluations.set_index("class" if "class" in result.evaluations.columns else "design")
+    listed = ", ".join(str(int(reps.loc[[c], "design"].min())) for c in undecided[:shown])
+    listed += f", ... ({len(undecided) - shown} more)" if len(undecided) > shown else ""
+    text = (f"How sure (certified at 95 % for all {unit} at once, and still valid when you look again after "
+            f"more replications): {int(counts.get('efficient', 0))} efficient, {int(counts.get('dominated', 0))} "
+            f"dominated, {len(undecided)} undecided" + (f": {listed}" if len(undecided) else "")
+            + (" (mopt frontier --refine B, or mopt.refine(..., target='undecided'), spends replications on "
+               "them)." if len(undecided) else "."))
     return "\n".join(textwrap.fill(line, width=100) for line in text.split("\n"))
 

@@ -289,3 +289,12 @@ def test_browser_draws_15579_designs_with_webgl(tmp_path):
     dom = browse(write_report(big_result(15_579), tmp_path / "big.html"), tmp_path, budget_ms=10_000)
     attrs = body(dom)
     assert errors(dom) == "" and attrs["rendered"] == "yes" and attrs["points"] == "15579"
+
+
+def test_the_report_shows_the_certified_sets():
+    result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [2.05, 2.05], [5, 1], [9, 9]], sd=0.3, n_reps=30),
+                        "exhaustive", seed=1)
+    counts = result.certified()["status"].value_counts()
+    section = render_report(result).split("<h2>Certified sets</h2>")[1].split("<h2>")[0]
+    for name in ("efficient", "dominated", "undecided"):
+        assert f"<b>{int(counts.get(name, 0))} {name}</b>" in section

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from mopt.tables import choose, chosen_table, parameter_columns
+from mopt.tables import (
+    choose,
+    chosen_table,
+    front_heading,
+    how_sure,
+    parameter_columns,
+    unsure_notes,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -41,14 +48,19 @@ def run(args) -> int:
     else:  # the defaults of the family that wrote the result (any objectives)
         utilities = family.default_utilities(objectives)
     chosen = choose(result, utilities)
-    print(f"{args.directory}: {len(result.evaluations)} evaluated designs, {len(result.front)} on the "
-          f"Pareto frontier (method {result.method}, seed {result.seed}).")
-    how_sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
-    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *how_sure],
+    heading = front_heading(result, "designs", result.front).removeprefix("Pareto frontier: ")
+    print(f"{args.directory}: {heading} on the Pareto frontier (method {result.method}, seed {result.seed}).")
+    if how_sure(result):
+        print(how_sure(result))
+    sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
+    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *sure],
                        {"p_best": "{:.2f}", "runner_up": "count", **family.formats}))
-    if how_sure:
+    if sure:
         print("p_best: the probability that the design is the utility's true best, from the designs' "
-              "means and standard errors; runner_up: the design most often best instead.")
+              "means and standard errors (a posterior probability, not a calibrated frequency); "
+              "runner_up: the design most often best instead.")
+        if unsure_notes(result, chosen, utilities):
+            print(unsure_notes(result, chosen, utilities))
     for label, row in chosen.items():
         if row is None:
             print(f"no evaluated design satisfies {label}.")

@@ -17,8 +17,11 @@ from mopt.tables import (
     choose,
     chosen_table,
     format_table,
+    front_heading,
+    front_rows,
     how_sure,
     parameter_columns,
+    unsure_notes,
 )
 
 __all__ = ["MAX_ROWS", "add_parser", "run"]
@@ -44,8 +47,11 @@ def add_parser(sub, run_options) -> None:
                           help="a method option, e.g. --option n0=5 (repeatable)")
     frontier.add_argument("--refine", type=positive_int, default=None, metavar="B",
                           help="then B more replications where they can change the front (MOCBA on "
-                               "the designs not surely on or off it); prints P(correct selection) "
+                               "the designs not surely on or off it); prints the undecided classes "
                                "before and after")
+    frontier.add_argument("--refine-target", choices=("front", "undecided"), default="front",
+                          help="with --refine: 'front' (the designs not dominated beyond doubt) or "
+                               "'undecided' (the classes the certified sets leave undecided at 95%%)")
     frontier.set_defaults(func=run)
 
 
@@ -87,37 +93,38 @@ def run(args) -> int:
             result = mopt.solve(problem, method, budget=budget, seed=seed, executor=client,
                                 journal=args.journal, progress=progress(args), **options)
             if args.refine is not None:
-                before = result.info["uncertainty"]["p_correct_selection"]
                 result = mopt.refine(result, problem, args.refine, executor=client, journal=args.journal,
-                                     progress=progress(args))
-                say(f"refined: {args.refine} more replications on {result.info['refine']['designs']} "
-                    f"designs; P(correct selection) {before:.2f} -> "
-                    f"{result.info['uncertainty']['p_correct_selection']:.2f}")
+                                     progress=progress(args), target=args.refine_target)
+                r = result.info["refine"]
+                say(f"refined: {r['spent']} more replications on {r['designs']} designs ({r['classes']} classes, "
+                    f"target {r['target']}); undecided classes {r['undecided_before']} -> {r['undecided_after']}")
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None
         raise
     result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
                                                "family": scenario.family, **scenario.result_info(problem)})
-    front = result.front
+    front, extra = front_rows(result)
     legend = f" ({scenario.legend})" if scenario.legend else ""
-    say(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} evaluated {scenario.noun}, "
-        f"{result.n_evals} replications{legend}")
+    say(f"\n{front_heading(result, scenario.noun, front)}, {result.n_evals} replications{legend}")
     shown = front
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
         shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
     columns = [*parameter_columns(result), *result.objectives]
     formats = {**HOW_SURE_FORMATS, **scenario.family_object.formats}
-    say(format_table(shown, [*columns, "p_nondominated"], formats))
+    say(format_table(shown, [*columns, *extra], formats))
     if len(shown) < len(front):
         say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
             f"{out / 'front.csv'})")
     if how_sure(result):
         say(how_sure(result))
-    chosen = choose(result, default_utilities(scenario.family, result.objectives))
+    utilities = default_utilities(scenario.family, result.objectives)
+    chosen = choose(result, utilities)
     if chosen:
         say(f"\nChosen {scenario.noun} (mopt decide DIR --utility SPEC for others):")
-        say(chosen_table(chosen, [*columns, "p_best"], formats))
+        say(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats))
+        if unsure_notes(result, chosen, utilities):
+            say(unsure_notes(result, chosen, utilities))
     extra = scenario.report(result)
     if extra:
         say(extra)

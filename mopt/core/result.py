@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mopt.core.classes import class_table, representatives
 from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
 from mopt.core.outputs import atomic_write
@@ -99,12 +100,52 @@ class Result:
 
     @property
     def front(self) -> pd.DataFrame:
-        """Rows of ``evaluations`` that are Pareto-efficient on the objective means."""
+        """Rows of ``evaluations`` that are Pareto-efficient on the objective means, one per class
+        of equivalent designs (its representative, the smallest design index, with ``n_designs``
+        after ``class``; :mod:`mopt.core.classes`), sorted by the objectives."""
         ev = self.evaluations
         if len(ev) == 0:
             return ev
         mask = pareto_mask(ev[list(self.objectives)].to_numpy(dtype=float))
-        return ev[mask].sort_values(list(self.objectives)).reset_index(drop=True)
+        front = representatives(ev[mask]) if "class" in ev.columns else ev[mask]
+        return front.sort_values([*self.objectives, "design"]).reset_index(drop=True)
+
+    @property
+    def classes(self) -> pd.DataFrame:
+        """One row per class of equivalent designs (designs whose replications are identical in
+        every replication, as under common random numbers): ``class``, ``n_designs``, ``design``
+        (its representative, the smallest design index), each objective's mean and standard
+        error, ``n_reps``, ``p_nondominated`` and ``varies`` (the parameters that vary inside the
+        class, e.g. ``"Mr: any of 0.02 … inf (5 values)"``). Without a ``class`` column (a result
+        of an earlier release) every design is a class of its own.
+
+        Examples
+        --------
+        >>> import mopt
+        >>> same = mopt.NormalProblem([[1, 5], [1, 5], [5, 1]], sd=0.0)  # designs 0 and 1: equal
+        >>> classes = mopt.solve(same, "exhaustive", seed=1).classes
+        >>> classes[["class", "n_designs", "design"]].to_numpy().tolist(), classes["varies"].tolist()
+        ([[0, 2, 0], [1, 1, 2]], ['i: any of 0, 1', ''])
+        """
+        return class_table(self.evaluations, self.objectives, self.parameters)
+
+    @property
+    def parameters(self) -> list[str]:
+        """The decoded parameters' columns of ``evaluations`` (after ``design``, before the first
+        objective)."""
+        columns = list(self.evaluations.columns)
+        if not self.objectives or self.objectives[0] not in columns:
+            return []
+        return [c for c in columns[:columns.index(self.objectives[0])] if c != "design"]
+
+    def certified(self, level: float = 0.95) -> pd.DataFrame:
+        """One row per class of equivalent designs — ``class``, ``design`` (its representative) and
+        ``status`` in {"efficient", "dominated", "undecided"} — certified at ``level`` for all
+        classes at once and at every replication count at which one looks again
+        (anytime-valid confidence sequences: :func:`mopt.core.certified.certified_sets`)."""
+        from mopt.core.certified import certified_sets
+
+        return certified_sets(self.evaluations, self.objectives, level=level)
 
     def best(self, utility) -> pd.Series:
         """The evaluated row that ``utility`` scores lowest. Ties are broken by the objectives, in

@@ -54,7 +54,7 @@ import pandas as pd
 
 __all__ = ["LEVEL", "RESAMPLES", "SCREEN_Z", "UNCERTAIN", "MIN_REPS", "intervals", "screen", "nondominated",
            "multiplier_resamples", "normal_resamples", "front_uncertainty", "annotate", "uncertainty_columns",
-           "p_best", "reliability"]
+           "p_best", "replications_needed", "reliability"]
 
 #: confidence level of the intervals ``<objective>_lo`` / ``<objective>_hi``
 LEVEL = 0.95
@@ -291,12 +291,14 @@ def _distinct(arrays: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resamples=RESAMPLES,
-                      level=LEVEL):
+                      level=LEVEL, classes=None):
     """``(p_nondominated, summary)`` for designs with ``means`` and ``ses`` (D, m): the
     probability of each, and the front's ``p_correct_selection``, ``expected_false_in``,
     ``expected_false_out``, ``uncertain`` (design ids), ``level`` and ``resamples``. With
     ``samples`` (each design's replications, or None) the multiplier bootstrap, else (and for a
-    design whose samples are None) independent normals."""
+    design whose samples are None) independent normals. ``classes`` (D,) are the designs' classes
+    of equivalent designs (:mod:`mopt.core.classes`; None: a class each): the expected numbers and
+    ``uncertain`` count classes (``uncertain`` lists each class's smallest design id)."""
     from mopt.core.pareto import pareto_mask
 
     means = np.asarray(means, dtype=float)
@@ -313,14 +315,30 @@ def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resampl
     nd = _resampled_nondominated(means, ses, cand, samples, rng, resamples)
     B = len(nd)  # frequencies from counts (the same numbers as means of the bools, quicker)
     p[cand] = nd.sum(axis=0, dtype=np.int64) / B
-    on = front[cand]
+    ids = np.asarray(design_ids)
+    lead = _class_leads(ids, classes)  # one design per class (its smallest id): classes count once
+    keep = lead[cand]
+    on = front[cand][keep]
+    nd = nd[:, keep]
     summary["p_correct_selection"] = float(np.count_nonzero(~(nd != on).any(axis=1)) / B)
     summary["expected_false_in"] = float((np.count_nonzero(on) * B - np.count_nonzero(nd[:, on])) / B)
     summary["expected_false_out"] = float(np.count_nonzero(nd[:, ~on]) / B)
     lo, hi = UNCERTAIN
-    ids = np.asarray(design_ids)
-    summary["uncertain"] = [int(d) for d in ids[(p > lo) & (p < hi)]]
+    summary["uncertain"] = [int(d) for d in ids[(p > lo) & (p < hi) & lead]]
     return p, summary
+
+
+def _class_leads(ids: np.ndarray, classes) -> np.ndarray:
+    """(D,) bool: the design of smallest id in each class (every design without ``classes``)."""
+    if classes is None:
+        return np.ones(len(ids), dtype=bool)
+    classes = np.asarray(classes, dtype=np.int64)
+    order = np.lexsort((ids, classes))
+    lead = np.zeros(len(ids), dtype=bool)
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = classes[order][1:] != classes[order][:-1]
+    lead[order[first]] = True
+    return lead
 
 
 def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
@@ -333,20 +351,22 @@ def annotate(evaluations: pd.DataFrame, objectives, *, samples=None, rng=None,
     ses = np.column_stack([column(f"{o}_se") for o in objectives])
     added, summary = uncertainty_columns(means, ses, evaluations["n_reps"].to_numpy(),
                                          evaluations["design"].to_numpy(), objectives, samples=samples,
-                                         rng=rng, resamples=resamples, level=level)
+                                         rng=rng, resamples=resamples, level=level,
+                                         classes=evaluations["class"].to_numpy() if "class" in evaluations else None)
     return pd.concat([evaluations, added.set_axis(evaluations.index, axis=0)], axis=1), summary
 
 
 def uncertainty_columns(means, ses, n_reps, design_ids, objectives, *, samples=None, rng=None,
-                        resamples: int = RESAMPLES, level: float = LEVEL):
+                        resamples: int = RESAMPLES, level: float = LEVEL, classes=None):
     """``(columns, summary)``: what :func:`annotate` appends, as a DataFrame (``p_nondominated``,
     then ``<objective>_lo`` and ``_hi`` per objective, a RangeIndex), for designs ``design_ids``
-    with ``means`` and ``ses`` (D, m) and ``n_reps`` (D,), and the front's summary."""
+    with ``means`` and ``ses`` (D, m) and ``n_reps`` (D,), and the front's summary (``classes``:
+    as in :func:`front_uncertainty`)."""
     objectives = list(objectives)
     p, summary = front_uncertainty(means, ses, design_ids, samples=samples, rng=rng, resamples=resamples,
-                                   level=level)
+                                   level=level, classes=classes)
     n = np.asarray(n_reps)
-    few = (p > UNCERTAIN[0]) & (n < MIN_REPS)
+    few = (p > UNCERTAIN[0]) & (n < MIN_REPS) & _class_leads(np.asarray(design_ids), classes)
     if few.any():
         ids = np.asarray(design_ids)[few]
         listed = ", ".join(str(int(d)) for d in ids[:10]) + (f", ... ({len(ids) - 10} more)" if len(ids) > 10 else "")
@@ -364,12 +384,21 @@ def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=N
     """``(p, runner_up)``: the probability that row ``chosen`` (a position) is the utility's true
     best, over independent normal resamples of the ``top`` best-scoring designs' means (from
     their means and standard errors), and the design index most often best after it (None if
-    none)."""
+    none). With a ``class`` column each class of equivalent designs competes once (by its
+    best-scoring row; the chosen row for its own class), so that designs tied exactly do not
+    split the probability."""
     rng = np.random.default_rng(0xBE57) if rng is None else rng
     objectives = list(objectives)
     scores = np.asarray(utility(evaluations), dtype=float)
     finite = np.flatnonzero(np.isfinite(scores))
-    rows = finite[np.argsort(scores[finite], kind="stable")[:top]]
+    ranked = finite[np.argsort(scores[finite], kind="stable")]
+    if "class" in evaluations.columns:  # a class competes once (equivalent designs tie exactly)
+        cls = evaluations["class"].to_numpy()
+        mine = cls[chosen]
+        ranked = ranked[cls[ranked] != mine]
+        _, first = np.unique(cls[ranked], return_index=True)
+        ranked = ranked[np.sort(first)]
+    rows = ranked[:top]
     if chosen not in rows:
         rows = np.append(rows, chosen)
     sub = evaluations.iloc[rows]
@@ -392,6 +421,47 @@ def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=N
         order = [j for j in np.argsort(scores[rows], kind="stable") if j != k]
         runner = (0, order[0] if order else None)
     return p, (None if runner[1] is None else int(sub["design"].iloc[runner[1]]))
+
+
+def replications_needed(evaluations: pd.DataFrame, objectives, utility, chosen: int, runner_up: int, *,
+                        target: float = 0.9, rng=None, resamples: int = 2000) -> float:
+    """More replications of each of the two designs (rows ``chosen`` and ``runner_up``, positions)
+    expected to make the chosen one the utility's best with probability ``target`` against the
+    runner-up: with d the runner-up's score minus the chosen one's at the means and s its standard
+    deviation over normal resamples of the two designs' means, n replications each become n'
+    with z_target * s * sqrt(n / n') = d (standard errors shrink as 1/sqrt(n)). 0 when the
+    pair is already that sure; inf when the chosen design does not lead (d <= 0) or has no
+    standard error.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"design": [0, 1], "f": [1.0, 1.1], "f_se": [0.1, 0.1], "n_reps": [10, 10]})
+    >>> from mopt.core.utility import minimize
+    >>> k = replications_needed(ev, ["f"], minimize("f"), 0, 1)  # d = 0.1, s = 0.141: n 10 -> 33
+    >>> 21 <= k <= 25  # 23 by hand; s is estimated from resamples
+    True
+    """
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(0x2EF1) if rng is None else rng
+    objectives = list(objectives)
+    sub = evaluations.iloc[[chosen, runner_up]]
+    means = sub[objectives].to_numpy(dtype=float)
+    ses = sub[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)
+    n = float(sub["n_reps"].max()) if "n_reps" in sub.columns else math.nan
+    if not np.isfinite(ses).all() or not np.isfinite(n):
+        return math.inf
+    d = float(np.diff(np.asarray(utility(sub), dtype=float))[0])
+    frame = pd.concat([sub] * resamples, ignore_index=True)
+    frame[objectives] = normal_resamples(means, ses, rng, resamples).reshape(-1, len(objectives))
+    s = np.asarray(utility(frame), dtype=float).reshape(resamples, 2)
+    sd = float(np.nanstd(s[:, 1] - s[:, 0]))
+    if not d > 0:
+        return math.inf
+    if sd == 0:
+        return 0.0
+    factor = (norm.ppf(target) * sd / d) ** 2
+    return float(max(0.0, math.ceil(n * factor - n)))
 
 
 def reliability(p, truth, *, bins: int = 10) -> pd.DataFrame:

@@ -15,7 +15,16 @@ import pandas as pd
 
 from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
 from mopt.expert.family import FAMILY
-from mopt.tables import HOW_SURE_FORMATS, choose, chosen_table, format_table, how_sure
+from mopt.tables import (
+    HOW_SURE_FORMATS,
+    choose,
+    chosen_table,
+    format_table,
+    front_heading,
+    front_rows,
+    how_sure,
+    unsure_notes,
+)
 
 __all__ = ["FS_NOTE", "STRATEGY_COLUMNS", "DEMO_BUDGET", "DEMO_DEADLINE", "add_parsers", "run"]
 
@@ -75,12 +84,11 @@ def run(args) -> int:
                             progress=progress(args), n_reps=10)
     result = dataclasses.replace(result, info={**result.info, "scenario": "reference_environment(0.1)",
                                                "note": FS_NOTE})
-    front = result.front
+    front, extra = front_rows(result)
     columns = [*STRATEGY_COLUMNS, "makespan", "cost"]
-    print(f"\nPareto frontier: {len(front)} of {len(result.evaluations)} strategies "
-          "(makespan = tail phase [s], cost [cent/task])")
+    print(f"\n{front_heading(result, 'strategies', front)} (makespan = tail phase [s], cost [cent/task])")
     formats = {**HOW_SURE_FORMATS, **FAMILY.formats}
-    print(format_table(front, [*columns, "p_nondominated"], formats))
+    print(format_table(front, [*columns, *extra], formats))
     print(how_sure(result))
 
     u = mopt.utility
@@ -95,7 +103,9 @@ def run(args) -> int:
     }
     chosen = choose(result, utilities)
     print("\nChosen strategies (the paper's Fig. 7 decisions):")
-    print(chosen_table(chosen, [*columns, "p_best"], formats))
+    print(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats))
+    if unsure_notes(result, chosen, utilities):
+        print(unsure_notes(result, chosen, utilities))
 
     rows = []
     for name in STATIC_STRATEGIES:

@@ -6,7 +6,7 @@ network), the evaluated designs once as columns of numbers, and a short script t
 the interactive frontier (every evaluated design a marker, the front highlighted and coloured by
 P(non-dominated), hover showing the design's parameters, means and interval), with three or more
 objectives a scatter matrix and a parallel-coordinates view, and the progress curves; the tables
-(the run, the decisions, the uncertain designs, the front) are plain HTML. Axis titles and column
+(the run, the decisions, the certified sets, the front) are plain HTML. Axis titles and column
 headers are the family's objective labels and units (:meth:`mopt.core.family.Family.label`).
 
 Uncertainty: ``<objective>_lo`` / ``<objective>_hi`` and ``p_nondominated`` columns and
@@ -27,6 +27,7 @@ import html
 import os
 from pathlib import Path
 
+from mopt.core.classes import representatives
 from mopt.core.outputs import atomic_write
 from mopt.report.assets import ERROR_CATCHER, PAGE_SCRIPT, STYLE
 from mopt.report.data import GL_THRESHOLD, page_data, uncertain_designs
@@ -39,6 +40,7 @@ from mopt.report.tables import (
     objective_labels,
     run_table,
 )
+from mopt.tables import certified_status, front_heading, front_rows
 
 __all__ = ["write_report", "render_report", "repr_html", "GL_THRESHOLD", "TABLE_ROWS"]
 
@@ -73,7 +75,11 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     interval = {"ci": f"{level:.0%} confidence intervals", "se": "mean ± 1.96 standard errors (≈95%)",
                 "": "no interval (one replication)"}[kind]
     uncertain_ids = uncertain_designs(result, ev.reset_index(drop=True))
-    by_design = ev.set_index(ev["design"].astype(int), drop=False)
+    front, _ = front_rows(result)  # one row per class of equivalent designs
+    classes = representatives(ev)
+    classes = classes.assign(varies=result.classes.set_index("class")["varies"].reindex(
+        classes["class"].to_numpy()).fillna("").to_numpy()) if "class" in classes.columns else classes
+    by_design = classes.set_index(classes["design"].astype(int), drop=False)
     uncertain = by_design.loc[[d for d in uncertain_ids if d in by_design.index]]
     text = _scenario_text(scenario)
     h = html.escape
@@ -85,8 +91,8 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
         f"<script>{get_plotlyjs()}</script>",
         "</head><body>",
         f"<h1>{h(title)}</h1>",
-        f'<p class="lead">{len(result.front):,} of {len(ev):,} evaluated designs are on the Pareto '
-        f"front (on the means; all objectives minimised). Intervals: {h(interval)}.</p>",
+        f'<p class="lead">{h(front_heading(result, "designs", front).removeprefix("Pareto frontier: "))} '
+        f"are on the Pareto front (on the means; all objectives minimised). Intervals: {h(interval)}.</p>",
         "<h2>Pareto frontier</h2>",
         '<div id="frontier" class="plot"></div>',
         '<p class="note">Every evaluated design is a marker; the front is highlighted'
@@ -99,14 +105,17 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
                   '<p class="note">Drag along an axis to select a range; the front is drawn in colour.</p>']
     if chosen:
         parts += ["<h2>Decisions</h2>", decisions_table(result, chosen, labels, formats)]
+    parts += _certified_section(result, classes, labels, formats)
     parts += ["<h2>Uncertain designs</h2>",
               '<p class="note">Designs whose place on or off the front the replications do not settle '
-              "(most uncertain first).</p>" if len(uncertain) or "p_nondominated" in ev.columns
+              "(most uncertain first). P(non-dominated) is a posterior probability under a flat prior: "
+              "measured, it is not a calibrated frequency (the how-sure guide); the certified sets carry "
+              "the guarantee.</p>" if len(uncertain) or "p_nondominated" in ev.columns
               else '<p class="note">This result carries no P(non-dominated): no design is marked '
                    "uncertain.</p>",
               html_table(uncertain, result, labels, formats) if len(uncertain) or "p_nondominated"
               in ev.columns else "",
-              "<h2>Pareto front</h2>", html_table(result.front, result, labels, formats)]
+              "<h2>Pareto front</h2>", html_table(front, result, labels, formats)]
     if progress is not None and len(progress):
         parts += ["<h2>Progress</h2>", '<div id="progress" class="panels"></div>']
     parts += ["<h2>Run</h2>", run_table(result, problem, fam)]
@@ -116,6 +125,30 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
               f"<script>const REPORT = {page_data(result, labels, formats, chosen, progress)};</script>",
               f"<script>{PAGE_SCRIPT}</script>", "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def _certified_section(result, classes, labels, formats) -> list[str]:
+    """The certified sets (:meth:`Result.certified`, 95 %): how many classes are certified
+    efficient, dominated and undecided, and the efficient and undecided ones."""
+    status = certified_status(result)
+    if status is None:
+        return []
+    key = "class" if "class" in classes.columns else "design"
+    rows = classes.assign(certified=status.reindex(classes[key].to_numpy()).to_numpy())
+    counts = rows["certified"].value_counts()
+    h = html.escape
+    out = ["<h2>Certified sets</h2>",
+           f'<p class="note">At 95 % for all classes at once, and still valid when you look again after more '
+           f"replications (anytime-valid confidence sequences): <b>{int(counts.get('efficient', 0)):,} "
+           f"efficient</b>, <b>{int(counts.get('dominated', 0)):,} dominated</b>, "
+           f"<b>{int(counts.get('undecided', 0)):,} undecided</b>. "
+           + h("mopt.refine(result, problem, budget, target='undecided')") + " spends replications on the "
+           "undecided.</p>"]
+    for name in ("efficient", "undecided"):
+        chosen = rows[rows["certified"] == name]
+        if len(chosen):
+            out += [f"<h3>{name.capitalize()}</h3>", html_table(chosen, result, labels, formats)]
+    return out
 
 
 def write_report(result, path: str | os.PathLike, *, problem=None, family=None, scenario=None,

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mopt.core.classes import representatives
 from mopt.core.pareto import pareto_mask
 from mopt.report.tables import intervals, parameters
 
@@ -44,7 +45,7 @@ def axis_type(values: pd.Series) -> str:
 
 def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
     """The JavaScript object the page script draws from (see :data:`mopt.report_page.PAGE_SCRIPT`)."""
-    ev = result.evaluations.reset_index(drop=True)
+    ev = representatives(result.evaluations).reset_index(drop=True)  # a marker per class of equivalent designs
     objectives = list(result.objectives)
     params = parameters(result)
     bounds, _ = intervals(ev, objectives)
@@ -71,6 +72,10 @@ def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
     if has_p:
         hover.append("p_nondominated")
         lines.append(f"P(non-dominated) = %{{customdata[{len(hover) - 1}]:.2f}}")
+    if (ev["n_designs"] > 1).any():  # classes of equivalent designs
+        columns["n_designs"] = ev["n_designs"]
+        hover.append("n_designs")
+        lines.append(f"designs in its class: %{{customdata[{len(hover) - 1}]}}")
     uncertain = uncertain_designs(result, ev)
     spec = {
         "n": len(ev),

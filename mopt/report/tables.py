@@ -51,7 +51,7 @@ def intervals(ev: pd.DataFrame, objectives) -> tuple[dict, str]:
 def parameters(result) -> list[str]:
     """The decoded parameters of the evaluations (no index, statistics or uncertainty columns)."""
     objectives = list(result.objectives)
-    hidden = {"design", "n_reps", "p_nondominated", *objectives,
+    hidden = {"design", "n_reps", "p_nondominated", "class", "n_designs", "varies", *objectives,
               *(f"{o}{s}" for o in objectives for s in ("_se", "_lo", "_hi"))}
     return [c for c in result.evaluations.columns if c not in hidden]
 
@@ -102,6 +102,11 @@ def html_table(rows: pd.DataFrame, result, labels: dict, formats, *, lead=(), ex
     tail = [(c, c, None) for c in ("n_reps",) if c in rows.columns]
     if "p_nondominated" in rows.columns:
         tail.insert(0, ("p_nondominated", "P(non-dominated)", "{:.2f}"))
+    if "certified" in rows.columns:
+        tail.insert(0, ("certified", "certified (95 %)", None))
+    if "n_designs" in rows.columns and (rows["n_designs"] > 1).any():  # classes of equivalent designs
+        tail += [("n_designs", "designs in its class", "count")]
+        tail += [("varies", "varies in the class", None)] if "varies" in rows.columns else []
     tail += [e for e in extra if e[0] in rows.columns]
     head = [*lead, "design", *params, *(labels[o] for o in result.objectives), *(h for _, h, _ in tail)]
     out = ["<table><thead><tr>", *(f"<th>{html.escape(h)}</th>" for h in head), "</tr></thead><tbody>"]

@@ -12,8 +12,10 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from mopt.core import interrupt
+from mopt.core.classes import class_ids
 from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
 from mopt.core.problem import MAX_REPS, check_reps
@@ -375,10 +377,13 @@ def evaluations_of(problem, order, samples, entropy, *, uncertainty=True):
     the replications, seeded by the run's seed ``entropy``)."""
     order = np.asarray(order, dtype=np.int64)
     means, ses, n = sample_moments(samples, problem.n_obj)
-    added = how_sure = None
+    classes = class_ids(samples, order)  # equivalent designs (mopt.core.classes)
+    added = pd.DataFrame({"class": classes})
+    how_sure = None
     if uncertainty:
-        added, how_sure = uncertainty_columns(means, ses, n, order, problem.objectives, samples=samples,
-                                              rng=np.random.default_rng([entropy, 0x0CE7]))
+        columns, how_sure = uncertainty_columns(means, ses, n, order, problem.objectives, samples=samples,
+                                                rng=np.random.default_rng([entropy, 0x0CE7]), classes=classes)
+        added = pd.concat([added, columns], axis=1)
     return evaluations_frame(problem.designs_frame(order), problem.objectives, means, ses, n, added), how_sure
 
 

@@ -13,12 +13,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from mopt.core.certified import certified_sets
+from mopt.core.classes import class_ids, renumber
 from mopt.core.errors import InputError, check_int
 from mopt.core.execute import Runner
 from mopt.core.pareto import pareto_mask
 from mopt.core.result import Result, summarise
 from mopt.core.uncertainty import annotate, screen
-from mopt.solvers.base import SearchState, _open_journal, _plan, _round, close_search, progress_bar, requests
+from mopt.solvers.base import (
+    SearchState,
+    _open_journal,
+    _plan,
+    _round,
+    close_search,
+    progress_bar,
+    requests,
+)
 from mopt.solvers.mocba import mocba_allocation
 
 __all__ = ["refine"]
@@ -28,7 +38,8 @@ CRN_CORRELATION = 0.2
 
 
 def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation: str = "auto",
-           executor=None, journal=None, progress: bool = False) -> Result:
+           target: str = "front", level: float = 0.95, executor=None, journal=None,
+           progress: bool = False) -> Result:
     """``result`` with ``budget`` more replications on the designs whose membership of the front is
     not sure, allocated by MOCBA in ``rounds`` rounds; the same seed (``result.seed``).
 
@@ -50,6 +61,13 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
         double P(correct selection) for the budget of 35 more replications of every design).
         ``"auto"``: equal where the designs' replications are correlated (a mean correlation above
         :data:`CRN_CORRELATION`), else MOCBA.
+    target : {"front", "undecided"}, default "front"
+        Which designs get the replications: ``"front"``, the front and every design not dominated
+        beyond doubt (:func:`mopt.core.uncertainty.screen`); ``"undecided"``, the classes that
+        :meth:`Result.certified` at ``level`` leaves undecided (neither certified efficient nor
+        dominated), so that more of them get decided.
+    level : float, default 0.95
+        The certification level of ``target="undecided"``.
     executor, journal, progress
         As in :func:`mopt.solve`; with the journal of the original run, its replications are
         reused instead of simulated again.
@@ -82,9 +100,20 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
     if tuple(problem.objectives) != tuple(result.objectives):
         raise InputError(f"'problem' has objectives {tuple(problem.objectives)}; the result's are "
                          f"{tuple(result.objectives)}.")
+    if target not in ("front", "undecided"):
+        raise InputError(f"'target' must be 'front' or 'undecided'; got {target!r}.")
     objectives = list(result.objectives)
     means = ev[objectives].to_numpy(dtype=float)
-    maybe = screen(means, ev[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)) | pareto_mask(means)
+    if target == "undecided":
+        sets = result.certified(level)
+        undecided = sets.loc[sets["status"] == "undecided", "class"]
+        key = ev["class"] if "class" in ev.columns else ev["design"]
+        maybe = key.isin(undecided).to_numpy() if "class" in ev.columns else key.isin(
+            sets.loc[sets["status"] == "undecided", "design"]).to_numpy()
+        if not maybe.any():
+            raise InputError(f"no class is undecided at level {level:g}: nothing to refine.")
+    else:
+        maybe = screen(means, ev[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)) | pareto_mask(means)
     designs = np.sort(ev.loc[maybe, "design"].to_numpy(dtype=np.int64))
     have = ev.set_index("design").loc[designs, "n_reps"].to_numpy(dtype=np.int64)
     jr, entropy, own = _open_journal(journal, problem, result.seed)
@@ -131,17 +160,37 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
     for c in base_cols:  # dtypes as before (n_reps an integer)
         merged[c] = merged[c].astype(ev[c].dtype)
     samples = [state.samples.get(int(d)) for d in merged["design"]]
+    merged.insert(int(merged.columns.get_loc("n_reps")) + 1, "class", _classes(merged, ev, samples))
     merged, uncertainty = annotate(merged, problem.objectives, samples=samples,
                                    rng=np.random.default_rng([entropy, 0x0CE7, result.n_evals]))
     before = result.info.get("uncertainty", {}).get("p_correct_selection")
     info = {**result.info, "uncertainty": uncertainty,
-            "refine": {"budget": int(budget), "spent": int(spent), "designs": len(designs),
+            "refine": {"budget": int(budget), "spent": int(spent), "designs": len(designs), "target": target,
                        "classes": int(len(lead)), "rounds": int(rounds), "allocation": allocation,
                        "p_correct_selection_before": before,
                        "p_correct_selection_after": uncertainty["p_correct_selection"],
                        "resimulated": int(have.sum()) - int(reused)}}
+    if all(f"{o}_se" in ev.columns for o in objectives) and "n_reps" in ev.columns:  # the certified sets
+        certified = certified_sets(merged, objectives, level)["status"]
+        info["refine"]["undecided_before"] = int((result.certified(level)["status"] == "undecided").sum())
+        info["refine"]["undecided_after"] = int((certified == "undecided").sum())
     return Result(method=result.method, seed=result.seed, n_evals=int(result.n_evals) + int(spent),
                   objectives=tuple(result.objectives), evaluations=merged, info=info)
+
+
+def _classes(merged, ev, samples) -> np.ndarray:
+    """The classes of equivalent designs after refining: the refined designs' by their
+    replications, the others' as before (a class is refined whole or not at all: its members
+    share their means and standard errors, so :func:`screen` keeps all or none)."""
+    ids = merged["design"].to_numpy(dtype=np.int64)
+    have = np.array([s is not None for s in samples], dtype=bool)
+    labels = np.empty(len(ids), dtype=np.int64)
+    labels[have] = class_ids([s for s in samples if s is not None], ids[have])
+    if (~have).any():
+        old = (ev.set_index("design").loc[ids[~have], "class"].to_numpy(dtype=np.int64) if "class" in ev.columns
+               else np.arange(int((~have).sum())))
+        labels[~have] = int(labels[have].max(initial=-1)) + 1 + old
+    return renumber(labels, ids)
 
 
 def _equivalent(designs: np.ndarray, state) -> tuple[np.ndarray, np.ndarray]:

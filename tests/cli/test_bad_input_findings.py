@@ -205,7 +205,7 @@ def test_7_journal_elsewhere_in_out_is_kept(tmp_path, capsys):
 def test_7_decide_refuses_ragged_rows_and_repeated_designs(tmp_path, capsys, result_dir):
     short = edited(result_dir, tmp_path / "a", lambda lines: [*lines[:2], lines[2].rsplit(",", 1)[0], *lines[3:]])
     code = main(["decide", str(short), "--utility", "product(time, cost)"])
-    one_line(capsys, code, f"{short / 'evaluations.csv'}', line 3", "expected 12 fields (as the header); got 11")
+    one_line(capsys, code, f"{short / 'evaluations.csv'}', line 3", "expected 13 fields (as the header); got 12")
     twice = edited(result_dir, tmp_path / "b", lambda lines: [*lines, lines[1]])
     code = main(["decide", str(twice), "--utility", "product(time, cost)"])
     one_line(capsys, code, f"{twice / 'evaluations.csv'}", "design 0 appears twice, at lines 2 and 6")

@@ -63,3 +63,25 @@ def test_refine_refuses_bad_arguments():
     with pytest.raises(mopt.InputError, match="uncertainty"):
         mopt.refine(dataclasses.replace(first, evaluations=old), prob, 10)
     assert np.isfinite(first.info["uncertainty"]["p_correct_selection"])
+
+
+def test_refine_targets_the_undecided_classes():
+    """target="undecided": only the classes the certified sets leave undecided get replications,
+    and certification at 95 % is never undone by them (anytime-valid)."""
+    prob = mopt.NormalProblem([[1, 5], [2, 2], [2.05, 2.05], [5, 1], [9, 9]], sd=0.3, n_reps=10)
+    first = mopt.solve(prob, "exhaustive", seed=1)
+    sets = first.certified()
+    undecided = set(sets.loc[sets["status"] == "undecided", "design"])
+    assert undecided and undecided != set(sets["design"])
+    surer = mopt.refine(first, prob, 400, target="undecided")
+    grew = set(surer.evaluations.loc[surer.evaluations["n_reps"] > 10, "design"])
+    assert grew and grew <= undecided  # MOCBA may leave some undecided at their count
+    assert surer.info["refine"]["designs"] == len(undecided)
+    info = surer.info["refine"]
+    assert info["target"] == "undecided" and info["undecided_after"] <= info["undecided_before"]
+    after = surer.certified().set_index("design")["status"]
+    for d, status in sets.set_index("design")["status"].items():
+        if status != "undecided":
+            assert after[d] == status
+    with pytest.raises(mopt.InputError, match="'target'"):
+        mopt.refine(first, prob, 10, target="everything")
