@@ -31,17 +31,17 @@ def test_demo_writes_outputs_and_chooses_from_the_frontier(tmp_path, capsys):
     np.testing.assert_allclose(saved.front[["makespan", "cost"]], direct.front[["makespan", "cost"]])
 
     fastest = direct.front.loc[direct.front["makespan"].idxmin()]
-    cells = chosen_line(captured.out, "min makespan")  # ... makespan, cost, p_best
-    assert cells[-3:-1] == [f"{fastest['makespan']:.0f}", f"{fastest['cost']:.3f}"]
-    assert 0 <= float(cells[-1]) <= 1
+    cells = chosen_line(captured.out, "min makespan")  # ... makespan, cost, p_best, runner_up
+    assert cells[-4:-2] == [f"{fastest['makespan']:.0f}", f"{fastest['cost']:.3f}"]
+    assert 0 <= float(cells[-2]) <= 1
     cheapest = direct.front.loc[direct.front["cost"].idxmin()]
-    assert chosen_line(captured.out, "min cost")[-3:-1] == [f"{cheapest['makespan']:.0f}", f"{cheapest['cost']:.3f}"]
+    assert chosen_line(captured.out, "min cost")[-4:-2] == [f"{cheapest['makespan']:.0f}", f"{cheapest['cost']:.3f}"]
     knee = direct.best(mopt.utility.product("makespan", "cost"))
-    assert chosen_line(captured.out, "min makespan x cost")[-2] == f"{knee['cost']:.3f}"
+    assert chosen_line(captured.out, "min makespan x cost")[-3] == f"{knee['cost']:.3f}"
     in_budget = direct.front[direct.front["cost"] <= 1.0]
     if len(in_budget):
         row = in_budget.loc[in_budget["makespan"].idxmin()]
-        assert chosen_line(captured.out, "budget: cost <= 1, then min makespan")[-2] == f"{row['cost']:.3f}"
+        assert chosen_line(captured.out, "budget: cost <= 1, then min makespan")[-3] == f"{row['cost']:.3f}"
 
     statics = pd.read_csv(out / "statics.csv")
     assert statics["name"].tolist() == ["AR", "TRR", "TR", "AUR", "B", "CN_inf", "CN1T0"]

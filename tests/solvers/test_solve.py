@@ -137,6 +137,7 @@ class TestConformance:
             "cost",
             "cost_se",
             "n_reps",
+            "class",  # classes of equivalent designs (issue #33)
             # how sure (issue #22), appended after the columns of earlier releases
             "p_nondominated",
             "time_lo",
