@@ -52,7 +52,7 @@ def class_ids(samples, design_ids=None) -> np.ndarray:
         flat = np.ascontiguousarray(flat, dtype=float)
         if flat.shape[1] == 0:
             key = np.zeros(len(rows))
-        else:  # one number per design; equal replications give equal numbers (NaN-safe)
+        else:  # one integer per design: equal replications give equal integers
             key = _key(flat, rng)
         order = np.argsort(key, kind="stable")
         ks = key[order]
@@ -61,8 +61,20 @@ def class_ids(samples, design_ids=None) -> np.ndarray:
         single = starts[sizes == 1]  # a key of its own: a class of its own
         raw[rows[order[single]]] = next_class + np.arange(len(single))
         next_class += len(single)
-        for start, size in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist(), strict=True):
-            run = order[start:start + size]  # equal keys: compare exactly
+        multi = sizes > 1
+        if not multi.any():
+            continue
+        # runs of equal keys: compare each row exactly with its run's first, all runs at once
+        run_of = np.repeat(np.arange(int(multi.sum())), sizes[multi])
+        members = order[np.repeat(multi, sizes)]  # the runs are contiguous in ``order``
+        heads = order[starts[multi]]
+        exact = ((flat[members] == flat[heads[run_of]]) | (np.isnan(flat[members]) & np.isnan(flat[heads[run_of]]))
+                 ).all(axis=1)
+        clean = np.bincount(run_of, weights=(~exact).astype(float), minlength=len(heads)) == 0
+        raw[rows[members[clean[run_of]]]] = next_class + run_of[clean[run_of]]
+        next_class += len(heads)
+        for start, size in zip(starts[multi][~clean].tolist(), sizes[multi][~clean].tolist(), strict=True):
+            run = order[start:start + size]  # a hash shared by unequal rows: split it one by one
             while len(run):
                 same = (flat[run] == flat[run[0]]) | (np.isnan(flat[run]) & np.isnan(flat[run[0]]))
                 same = same.all(axis=1)
