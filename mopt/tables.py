@@ -146,8 +146,13 @@ def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, t
         runner = int(row["runner_up"])
         more = replications_needed(ev, result.objectives, utilities[label], position[int(row["design"])],
                                    position[runner], target=target)
-        need = ("more replications will not settle it at the current means" if not np.isfinite(more)
-                else f"about {int(more)} more replications of each of the two are expected to bring p_best to {target:g}")
+        pair = ev.iloc[[position[int(row["design"])], position[runner]]]
+        tied = np.ptp(np.asarray(utilities[label](pair), dtype=float)) == 0
+        need = ("the two tie at the current means (the tie-break chose); more replications of the two may "
+                "never part them under common random numbers" if tied
+                else "the runner-up does not trail at the current means" if not np.isfinite(more)
+                else f"about {int(more)} more replications of each of the two are expected to bring p_best to {target:g} "
+                     "(a two-design estimate: a lower bound when others compete)")
         lines.append(f"{label}: p_best {row['p_best']:.2f} < {below:g}; runner-up design {runner}; {need}.")
     return "\n".join(lines)
 
