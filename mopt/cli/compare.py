@@ -73,7 +73,7 @@ def run(args) -> int:
         summary,
     )
     from mopt.core.outputs import atomic_write
-    from mopt.core.problem import MAX_REPS
+    from mopt.core.problem import MAX_REPS, check_replications
     from mopt.core.random import resolve_seed
     from mopt.core.result import Result
     from mopt.peers import is_peer
@@ -98,6 +98,8 @@ def run(args) -> int:
     if utility is not None:  # a utility naming other columns fails here, before anything is printed
         utility_scores(problem, resolve_utility(problem, utility), np.ones((1, problem.n_obj)))
     truth_n = truth_reps or max(100, 10 * problem.n_reps)
+    if truth_reps is not None:  # refused before anything is printed (the default is checked by compare)
+        check_replications("--truth-reps", truth_reps, problem, per_unit=problem.n_designs)
     print(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}, {scenario.n_reps} replications each for "
           f"exhaustive search ({problem.n_designs * scenario.n_reps:,} in all); methods {', '.join(methods)}; "
           f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"

@@ -82,6 +82,12 @@ def run(args) -> int:
             if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
                 raise InputError(f"{scenario.path}: [run] {exc}") from None
             raise
+    from mopt.core.problem import check_replications
+    from mopt.solvers.base import check_run_memory
+
+    check_run_memory(problem, mopt.METHODS[method](**options), budget)  # replications that cannot fit in memory,
+    if args.refine is not None:  # and --refine's: refused before anything is printed or simulated
+        check_replications("--refine", args.refine, problem)
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, "
         f"{replication_plan(method, options, scenario.n_reps)}, seed {seed}"
         + (f", budget {budget}" if budget is not None else "") + ".")

@@ -9,6 +9,13 @@ objectives a scatter matrix and a parallel-coordinates view, and the progress cu
 (the run, the decisions, the certified sets, the front) are plain HTML. Axis titles and column
 headers are the family's objective labels and units (:meth:`mopt.core.family.Family.label`).
 
+Every text a user or a file supplies (parameter names and values, objective names, titles,
+labels, file names) is shown as text: HTML-escaped in the page, written into its scripts by
+:func:`mopt.report.data.script_json` (no ``<``, ``>`` or ``&``: nothing closes a script or opens a
+comment) and passed to plotly through :func:`mopt.report.data.plotly_text` (plotly reads ``<…>``
+in labels as markup and ``%{…}`` as a template); ``tests/test_report_payloads.py`` checks every
+page kind with a corpus of payloads, in the text and in headless Chromium.
+
 Uncertainty: ``<objective>_lo`` / ``<objective>_hi`` and ``p_nondominated`` columns and
 ``info["uncertainty"]`` when the result has them; otherwise (older results) means ± 1.96 standard
 errors and no P(non-dominated).

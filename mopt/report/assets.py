@@ -111,7 +111,9 @@ PAGE_SCRIPT = r"""
       diagonal: {visible: false}, marker: {size: 4, color: colour}, name: 'designs'}],
       {margin: {t: 20}, dragmode: 'select', hovermode: 'closest'}, config));
     const dims = obj.map((o, k) => ({label: R.labels[k], values: C[o]}));
-    R.params.forEach(p => { if (C[p].every(v => typeof v === 'number' || v === null)) dims.push({label: p, values: C[p]}); });
+    R.params.forEach((p, k) => {
+      if (C[p].every(v => typeof v === 'number' || v === null)) dims.push({label: R.param_labels[k], values: C[p]});
+    });
     plots.push(Plotly.newPlot('parcoords', [{
       type: 'parcoords', dimensions: dims,
       line: {color: Array.from(inFront), cmin: 0, cmax: 1,

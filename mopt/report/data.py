@@ -3,7 +3,6 @@ numbers, and what the page script (:data:`mopt.report.assets.PAGE_SCRIPT`) needs
 
 from __future__ import annotations
 
-import html
 import json
 import math
 
@@ -14,8 +13,8 @@ from mopt.core.classes import representatives
 from mopt.core.pareto import pareto_mask
 from mopt.report.tables import intervals, parameters
 
-__all__ = ["GL_THRESHOLD", "DIGITS", "js_array", "axis_type", "page_data", "uncertain_designs",
-           "progress_data"]
+__all__ = ["GL_THRESHOLD", "DIGITS", "script_json", "plotly_text", "js_array", "axis_type", "page_data",
+           "uncertain_designs", "progress_data"]
 
 #: above this many evaluated designs the frontier is drawn with WebGL (``scattergl``), not SVG
 GL_THRESHOLD = 2000
@@ -23,16 +22,59 @@ GL_THRESHOLD = 2000
 DIGITS = 5
 
 
+#: what :func:`script_json` replaces: the characters that could end a ``<script>`` element
+#: (``</script``), open a comment or a nested script (``<!--``, ``<script``) or an entity, and the
+#: line separators older JavaScript forbids in strings; outside strings JSON holds none of them
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_json(value, *, encoded: bool = False, allow_nan: bool = False) -> str:
+    """``value`` as JSON that is safe inside an HTML ``<script>`` element: ``<``, ``>``, ``&``,
+    U+2028 and U+2029 written as ``\\u003c`` etc. (still valid JSON and JavaScript, the same value
+    once parsed), so that no text of a user's or a file's can close the script, open a comment
+    or start markup. Every page of :mod:`mopt.report` puts its data into a script through this.
+
+    ``encoded``: ``value`` is already JSON text (e.g. built from :func:`js_array` pieces) and is
+    only escaped.
+
+    Examples
+    --------
+    >>> script_json({"a": "</script><!--"})
+    '{"a": "\\\\u003c/script\\\\u003e\\\\u003c!--"}'
+    >>> import json; json.loads(script_json(["<b>&</b>"]))
+    ['<b>&</b>']
+    """
+    text = value if encoded else json.dumps(value, allow_nan=allow_nan)
+    return text.translate(_SCRIPT_ESCAPES)
+
+
+def plotly_text(text) -> str:
+    """``text`` as plotly shows it literally: plotly reads ``<b>``, ``<a href>``, ``<br>`` … in
+    titles, legends, axis, tick and hover labels as markup, and fills in ``%{…}`` in hover
+    templates and titles, so ``&``, ``<``, ``>`` and ``%`` become entities (which plotly turns back
+    into the characters). Every text a user or a file supplies passes through this before it
+    reaches plotly.
+
+    Examples
+    --------
+    >>> plotly_text('<a href="x">R&D</a> %{x}')
+    '&lt;a href="x"&gt;R&amp;D&lt;/a&gt; &#37;{x}'
+    """
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("%", "&#37;")
+
+
 def js_array(col: pd.Series) -> str:
     """A column as a compact JavaScript array: integers as they are, floats to :data:`DIGITS`
-    significant digits, NaN and infinities as null, anything else as strings."""
+    significant digits, NaN and infinities as null, anything else as strings plotly shows literally
+    (:func:`plotly_text`: a text parameter's values fill the hover text)."""
     if pd.api.types.is_integer_dtype(col):
         return "[" + ",".join(map(str, col.tolist())) + "]"
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         spec = f"{{:.{DIGITS}g}}".format
         return "[" + ",".join(spec(v) if math.isfinite(v) else "null"
                               for v in col.to_numpy(dtype=float).tolist()) + "]"
-    return json.dumps([None if pd.isna(v) else str(v) for v in col.tolist()])
+    return json.dumps([None if pd.isna(v) else plotly_text(v) for v in col.tolist()])
 
 
 
@@ -64,10 +106,10 @@ def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
     # the hover text: parameters, means [interval], P; d3 formats, numbers from customdata
     hover = ["design"] + params + [c for o in objectives for c in (o, f"{o}_lo", f"{o}_hi")]
     lines = ["<b>design %{customdata[0]}</b>"]
-    lines += [f"{html.escape(p)} = %{{customdata[{k + 1}]}}" for k, p in enumerate(params)]
+    lines += [f"{plotly_text(p)} = %{{customdata[{k + 1}]}}" for k, p in enumerate(params)]
     for j, o in enumerate(objectives):
         k = 1 + len(params) + 3 * j
-        lines.append(f"{html.escape(labels[o])}: %{{customdata[{k}]:,.4~g}} "
+        lines.append(f"{plotly_text(labels[o])}: %{{customdata[{k}]:,.4~g}} "
                      f"[%{{customdata[{k + 1}]:,.4~g}}, %{{customdata[{k + 2}]:,.4~g}}]")
     if has_p:
         hover.append("p_nondominated")
@@ -77,26 +119,27 @@ def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
         hover.append("n_designs")
         lines.append(f"designs in its class: %{{customdata[{len(hover) - 1}]}}")
     uncertain = uncertain_designs(result, ev)
-    spec = {
+    numeric = [p for p in params if pd.api.types.is_numeric_dtype(ev[p])]
+    spec = {  # every text plotly draws passes through plotly_text; names used as keys stay as they are
         "n": len(ev),
         "objectives": objectives,
-        "labels": [labels[o] for o in objectives],
+        "labels": [plotly_text(labels[o]) for o in objectives],
         "axis_types": [axis_type(ev[o]) for o in objectives],
-        "params": [p for p in params if pd.api.types.is_numeric_dtype(ev[p])],
+        "params": numeric,
+        "param_labels": [plotly_text(p) for p in numeric],
         "front": front.tolist(),
         "uncertain": [design_row[d] for d in uncertain if d in design_row],
         "has_p": has_p,
         "gl": len(ev) > GL_THRESHOLD,
         "hover_columns": hover,
         "hovertemplate": "<br>".join(lines) + "<extra>%{fullData.name}</extra>",
-        "chosen": [{"label": label, "row": design_row[int(row["design"])]}
+        "chosen": [{"label": plotly_text(label), "row": design_row[int(row["design"])]}
                    for label, row in chosen.items()
                    if row is not None and int(row["design"]) in design_row],
         "progress": progress_data(progress),
     }
     body = ",".join(f"{json.dumps(name)}:{js_array(col)}" for name, col in columns.items())
-    text = json.dumps(spec)[:-1] + ',"columns":{' + body + "}}"
-    return text.replace("</", "<\\/")  # never ends the <script> element early
+    return script_json(json.dumps(spec)[:-1] + ',"columns":{' + body + "}}", encoded=True)
 
 
 def uncertain_designs(result, ev: pd.DataFrame) -> list[int]:
@@ -139,10 +182,10 @@ def progress_data(progress) -> dict | None:
         series = []
         for name, g in groups:
             mean = g.groupby(x, sort=True)[m].mean()
-            series.append({"name": str(name), "x": [float(v) for v in mean.index],
+            series.append({"name": plotly_text(name), "x": [float(v) for v in mean.index],
                            "y": [float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None for v in mean]})
-        panels.append({"metric": m, "series": series})
+        panels.append({"metric": plotly_text(m), "series": series})
     xs = df[x].to_numpy(dtype=float)
     log = bool(len(xs) and np.nanmin(xs) > 0 and np.nanmax(xs) / np.nanmin(xs) > 10)
-    return {"x": x, "x_type": "log" if log else "linear", "panels": panels}
+    return {"x": plotly_text(x), "x_type": "log" if log else "linear", "panels": panels}
 

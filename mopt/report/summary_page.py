@@ -11,7 +11,6 @@ data-points="N">`` once drawn, N the markers drawn), so the same browser checks 
 from __future__ import annotations
 
 import html
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ import pandas as pd
 
 from mopt.core.outputs import atomic_write
 from mopt.report.assets import ERROR_CATCHER, STYLE
+from mopt.report.data import plotly_text, script_json
 
 __all__ = ["Scatter", "render_summary_report", "write_summary_report"]
 
@@ -57,8 +57,18 @@ def _finite(values) -> list:
             for v in pd.Series(values).tolist()]
 
 
+def _values(values) -> list:
+    """A column as plotly draws it: numbers as they are (NaN as null), anything else as literal
+    text (:func:`mopt.report.data.plotly_text`: category names are drawn as tick labels)."""
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        return _finite(values)
+    return [None if v is None or (isinstance(v, float) and v != v) else plotly_text(v)
+            for v in pd.Series(values).tolist()]
+
+
 def _traces(s: Scatter) -> list[dict]:
-    """The plotly traces of ``s``: numbers as lists (NaN as null), hover text per row."""
+    """The plotly traces of ``s``: numbers as lists (NaN as null), hover text per row; every text
+    passed through :func:`mopt.report.data.plotly_text`."""
     for column in (s.x, s.y, s.label, s.group, s.error_y, *s.hover):
         if column is not None and column not in s.frame.columns:
             raise KeyError(f"the scatter's column {column!r} is not in the table ({list(s.frame.columns)}).")
@@ -71,11 +81,11 @@ def _traces(s: Scatter) -> list[dict]:
             lines = [str(row[s.label])] if s.label is not None else []
             lines += [f"{c}: {row[c]:,.4g}" if isinstance(row[c], float) else f"{c}: {row[c]}"
                       for c in (s.x, s.y, *s.hover)]
-            text.append("<br>".join(html.escape(line) for line in lines))
-        trace = {"type": kind, "mode": "markers", "x": _finite(rows[s.x]), "y": _finite(rows[s.y]),
+            text.append("<br>".join(plotly_text(line) for line in lines))
+        trace = {"type": kind, "mode": "markers", "x": _values(rows[s.x]), "y": _values(rows[s.y]),
                  "text": text, "hoverinfo": "text", "marker": {"size": 7 if len(rows) < 200 else 4}}
         if name is not None:
-            trace["name"] = str(name)
+            trace["name"] = plotly_text(name)
         if s.error_y is not None:
             trace["error_y"] = {"type": "data", "array": _finite(rows[s.error_y]), "visible": True}
         traces.append(trace)
@@ -116,7 +126,7 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
     if scatter is not None:
         def axis(column, title, log):
             numeric = pd.api.types.is_numeric_dtype(scatter.frame[column])
-            return {"title": {"text": title}, "type": "log" if log else "linear" if numeric else "category"}
+            return {"title": {"text": plotly_text(title)}, "type": "log" if log else "linear" if numeric else "category"}
 
         spec["scatter"] = {"traces": _traces(scatter),
                            "layout": {"xaxis": axis(scatter.x, scatter.x_title, scatter.log_x),
@@ -133,7 +143,7 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
               + "".join(f"<tr><th>{h(str(k))}</th><td>{h(str(v))}</td></tr>" for k, v in rows.items())
               + "</table>",
               '<pre id="errors" hidden></pre>',
-              f"<script>const SUMMARY = {json.dumps(spec, allow_nan=False)};</script>",
+              f"<script>const SUMMARY = {script_json(spec)};</script>",
               f"<script>{_SCRIPT}</script>", "</body></html>"]
     return "\n".join(parts) + "\n"
 
