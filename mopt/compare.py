@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
-from mopt.core.problem import MAX_REPS
+from mopt.core.problem import MAX_REPS, check_replications
 from mopt.core.random import resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT
 from mopt.peers import PEERS, is_peer, parse_peer, run_peer
@@ -312,6 +312,11 @@ def compare(problem, methods, budgets, macroreps, seed=None, truth=None, *, util
                              f"once; got {len(table)} rows.")
     entropy = resolve_seed(seed)
 
+    if table is None:  # the ground truth's replications must fit, before anything is simulated
+        if truth_reps is not None:
+            check_replications("truth_reps", truth_reps, problem, per_unit=problem.n_designs)
+        elif 10 * check_int("problem.n_reps", problem.n_reps, low=1) > 100:  # the default: 10 x n_reps each
+            check_replications("n_reps", problem.n_reps, problem, per_unit=10 * problem.n_designs)
     if table is None:
         truth_seed = _derived_seed(entropy, 1)
         table = ground_truth(problem, truth_reps, seed=truth_seed, executor=executor,

@@ -17,6 +17,7 @@ variable                   default         bounds
 ``MOPT_MAX_LINE_BYTES``    1M              length of one line of a text input
 ``MOPT_MAX_NESTING``       64              depth of nested arrays/tables (TOML, JSON)
 ``MOPT_MAX_WORKERS``       4 × CPUs        ``--workers`` (local worker processes)
+``MOPT_MAX_MEMORY``        MemAvailable    memory a run may allocate (:func:`check_memory`)
 =========================  ==============  ===================================================
 
 Examples
@@ -35,6 +36,7 @@ mopt.core.errors.InputError: scenario file '/dev/zero' is not a regular file (a 
 from __future__ import annotations
 
 import difflib
+import io
 import json
 import os
 import stat
@@ -42,12 +44,11 @@ import sys
 import tomllib
 import zlib
 
-import numpy as np
-
 from mopt.core.errors import InputError, check_int
 
 __all__ = ["suggest", "LIMITS", "limit", "read_bytes", "read_text", "read_toml", "read_json", "check_nesting",
-           "max_workers", "check_workers", "check_lines"]
+           "max_workers", "check_workers", "check_lines", "iter_bytes", "available_memory",
+           "check_memory"]
 
 #: name -> (environment variable, default, what it bounds); the default of "workers" is per CPU
 LIMITS = {
@@ -55,6 +56,7 @@ LIMITS = {
     "line_bytes": ("MOPT_MAX_LINE_BYTES", 2**20, "the length of a line"),
     "nesting": ("MOPT_MAX_NESTING", 64, "the nesting depth of arrays and tables"),
     "workers": ("MOPT_MAX_WORKERS", 4, "the number of local worker processes"),
+    "memory": ("MOPT_MAX_MEMORY", 0, "the memory a run may allocate (default: what is available)"),
 }
 _SUFFIX = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -125,10 +127,41 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _open_regular(name: str, what: str):
+    """The regular file ``name`` opened for binary reading (stat before open: a FIFO would block)."""
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        raise InputError(f"{what} {name!r} does not exist.") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {name!r} is not a regular file ({_kind(st.st_mode)}); give a file.")
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        f = os.fdopen(fd, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced since the stat
+        f.close()
+        raise InputError(f"{what} {name!r} is not a regular file; give a file.")
+    return f
+
+
+def _reader(f, what: str, name: str):
+    def read(n: int) -> bytes:
+        try:
+            return f.read(n)
+        except OSError as exc:
+            raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
+    return read
+
+
 def read_bytes(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> bytes:
     """The bytes of the regular file ``path`` (``what`` names it in messages), at most
     ``MOPT_MAX_INPUT_BYTES`` of them; with ``gunzip``, data starting with the gzip magic is
-    decompressed (within the same bound).
+    decompressed (within the same bound), holding about one copy of the result (see
+    :func:`iter_bytes`).
 
     Raises
     ------
@@ -137,59 +170,96 @@ def read_bytes(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> b
         (``gunzip``) truncated or corrupt gzip data (naming the line where the damage starts).
     """
     name = os.fspath(path)
-    try:
-        st = os.stat(name)  # stat before open: opening a FIFO would block
-    except FileNotFoundError:
-        raise InputError(f"{what} {name!r} does not exist.") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError(f"{what} {name!r} is not a regular file ({_kind(st.st_mode)}); give a file.")
     cap = limit("input_bytes")
-    try:
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced since the stat
-                raise InputError(f"{what} {name!r} is not a regular file; give a file.")
-            raw = f.read(cap + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {what} {name!r} ({exc.strerror or exc}).") from None
-    if len(raw) > cap:
-        raise _too_big(what, name, "input_bytes", "is too large")
-    if gunzip and raw[:2] == _GZIP_MAGIC:
-        raw = _gunzip(raw, what, name, cap)
-    return raw
+    with _open_regular(name, what) as f:
+        read = _reader(f, what, name)
+        head = read(2)
+        if not (gunzip and head == _GZIP_MAGIC):
+            raw = head + read(cap + 1 - len(head))
+            if len(raw) > cap:
+                raise _too_big(what, name, "input_bytes", "is too large")
+            return raw
+    out = io.BytesIO()  # getvalue() hands over its buffer: no second copy
+    for piece in iter_bytes(path, what, gunzip=True):
+        out.write(piece)
+    return out.getvalue()
 
 
-def _gunzip(raw: bytes, what: str, name: str, cap: int) -> bytes:
-    """Every gzip member of ``raw``, decompressed in chunks so that no more than ``cap`` bytes
-    are ever produced (a small file that inflates to gigabytes is refused early, holding at most
-    ``cap`` bytes)."""
-    parts: list[bytes] = []
-    size = lines_before = 0  # bytes so far; lines of the members before the current one
-    data = raw
+def iter_bytes(path: str | os.PathLike, what: str, *, gunzip: bool = False, chunk: int = _CHUNK):
+    """The bytes of the regular file ``path`` in pieces of at most ``chunk`` bytes (gunzipped as
+    they are read with ``gunzip``, if the data starts with the gzip magic): a reader that keeps
+    only what it needs holds at most one piece of the file at a time.  The same checks and
+    messages as :func:`read_bytes`, raised when the reader gets there."""
+    name = os.fspath(path)
+    cap = limit("input_bytes")
+    with _open_regular(name, what) as f:
+        read = _reader(f, what, name)
+        data = read(chunk)
+        total = len(data)
+        if not (gunzip and data[:2] == _GZIP_MAGIC):
+            while data:
+                if total > cap:
+                    raise _too_big(what, name, "input_bytes", "is too large")
+                yield data
+                data = read(chunk)
+                total += len(data)
+            return
+        yield from _inflate(f, read, data, what, name, cap, chunk)
+
+
+def _inflate(f, read, data: bytes, what: str, name: str, cap: int, chunk: int):
+    """Every gzip member of the open file ``f`` (``data``: its first bytes), decompressed in pieces
+    so that no more than ``cap`` bytes are ever produced (a small file that inflates to gigabytes
+    is refused early) and no more than ``chunk`` are held at once."""
+    total = len(data)  # compressed bytes read
+    size = lines = 0  # bytes and newlines produced so far
+    lines_before, member_start = 0, 0  # newlines before the current member; its offset in the file
+
+    def more() -> bytes:
+        nonlocal total
+        piece = read(chunk)
+        total += len(piece)
+        if total > cap:
+            raise _too_big(what, name, "input_bytes", "is too large")
+        return piece
+
+    inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     while True:
-        member, first, inflate = data, len(parts), zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         try:
-            while not inflate.eof:
-                chunk = inflate.decompress(data, min(_CHUNK, cap + 1 - size))
-                parts.append(chunk)
-                size += len(chunk)
-                if size > cap:
-                    raise _too_big(what, name, "input_bytes", "inflates beyond the size limit")
-                data = inflate.unconsumed_tail
-                if not data and not chunk:
-                    line = lines_before + sum(p.count(b"\n") for p in parts[first:]) + 1
-                    raise InputError(f"{name}, line {line}: the gzip data ends early (truncated file).")
+            out = inflate.decompress(data, min(chunk, cap + 1 - size))
         except zlib.error as err:
-            line = lines_before + _partial(member).count(b"\n") + 1
+            f.seek(member_start)
+            line = lines_before + _partial(read(cap + 1)).count(b"\n") + 1
             raise InputError(f"{name}, line {line}: the gzip data is corrupt ({err}).") from None
-        lines_before += sum(p.count(b"\n") for p in parts[first:])
-        data = inflate.unused_data
-        if not data.strip(b"\0"):  # trailing zero padding is allowed, as gzip(1) allows it
-            return b"".join(parts)
-        if data[:2] != _GZIP_MAGIC:
-            raise InputError(f"{name}, line {lines_before + 1}: the gzip data is corrupt (trailing garbage).")
+        size += len(out)
+        if size > cap:
+            raise _too_big(what, name, "input_bytes", "inflates beyond the size limit")
+        lines += out.count(b"\n")
+        if out:
+            yield out
+        if not inflate.eof:
+            data = inflate.unconsumed_tail
+            if not data and not out:
+                data = more()
+                if not data:
+                    raise InputError(f"{name}, line {lines + 1}: the gzip data ends early (truncated file).")
+            continue
+        lines_before, data = lines, inflate.unused_data
+        member_start = total - len(data)
+        zeros = False
+        while not data.strip(b"\0"):  # trailing zero padding is allowed, as gzip(1) allows it
+            zeros = zeros or bool(data)
+            data = more()
+            if not data:
+                return
+        while len(data) < 2 and not zeros:
+            piece = more()
+            if not piece:
+                break
+            data += piece
+        if zeros or data[:2] != _GZIP_MAGIC:
+            raise InputError(f"{name}, line {lines + 1}: the gzip data is corrupt (trailing garbage).")
+        inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
 
 
 def _partial(raw: bytes) -> bytes:
@@ -210,26 +280,39 @@ def _partial(raw: bytes) -> bytes:
     return b"".join(parts)
 
 
-def check_lines(raw: bytes, what: str, name: str) -> None:
-    """Refuse a text whose longest line exceeds ``MOPT_MAX_LINE_BYTES`` (naming the line).
+def check_lines(raw: bytes, what: str, name: str, *, first_line: int = 1) -> None:
+    """Refuse a text whose longest line exceeds ``MOPT_MAX_LINE_BYTES`` (naming the line;
+    ``first_line``: the number of the first line of ``raw``, for a piece of a larger text).
 
-    Lines end at ``\\n`` or a lone ``\\r``.
+    Lines end at ``\\n`` or a lone ``\\r``.  The check streams: it holds nothing beyond ``raw``
+    (the last line end of each window of ``MOPT_MAX_LINE_BYTES + 1`` bytes is found in C, and two
+    windows advance by at least the limit), so a file of short lines costs no memory per line.
+
+    Examples
+    --------
+    >>> check_lines(b"a\\n" * 10, "CSV file", "a.csv")
     """
     cap = limit("line_bytes")
-    if len(raw) <= cap:
+    n = len(raw)
+    if n <= cap:
         return
-    arr = np.frombuffer(raw, dtype=np.uint8)
-    ends = np.flatnonzero((arr == 10) | (arr == 13))
-    bounds = np.concatenate(([-1], ends, [len(raw)]))
-    lengths = np.diff(bounds) - 1
-    k = int(np.argmax(lengths))
-    if lengths[k] > cap:
-        before = arr[: bounds[k] + 1]  # line ends: \n, and \r not followed by \n
-        lone_cr = (before == 13) & (np.append(arr[1 : len(before) + 1], 0)[: len(before)] != 10)
-        line = int(np.count_nonzero(before == 10) + np.count_nonzero(lone_cr)) + 1
-        raise InputError(f"{name}, line {line}: the line is {int(lengths[k]):,} bytes long; the limit is "
-                         f"{cap:,} bytes (set {LIMITS['line_bytes'][0]} to raise it); is this the right "
-                         f"{what}?")
+    start = 0  # where the current line starts
+    while n - start > cap:
+        end = start + cap + 1  # a line of at most cap bytes ends (\n or \r) in raw[start:end]
+        last = max(raw.rfind(b"\n", start, end), raw.rfind(b"\r", start, end))
+        if last < 0:
+            break
+        start = last + 1
+    else:
+        return
+    stop = min(raw.find(b"\n", start), raw.find(b"\r", start), key=lambda k: n if k < 0 else k)
+    length = (n if stop < 0 else stop) - start
+    # the line's number: \n, and \r not followed by \n, before it
+    lone_cr = raw.count(b"\r", 0, start) - raw.count(b"\r\n", 0, start)
+    line = first_line + raw.count(b"\n", 0, start) + lone_cr
+    raise InputError(f"{name}, line {line}: the line is {length:,} bytes long; the limit is "
+                     f"{cap:,} bytes (set {LIMITS['line_bytes'][0]} to raise it); is this the right "
+                     f"{what}?")
 
 
 def read_text(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> str:
@@ -253,6 +336,56 @@ def read_text(path: str | os.PathLike, what: str, *, gunzip: bool = False) -> st
         line = raw.count(b"\n", 0, err.start) + 1
         raise InputError(f"{name}, line {line}: cannot read the {what}: not UTF-8 text (byte "
                          f"{raw[err.start]:#04x}).") from None
+
+
+def available_memory() -> int:
+    """The bytes a run may allocate: ``MOPT_MAX_MEMORY`` if set, else the kernel's estimate of the
+    memory available without swapping (``MemAvailable`` of ``/proc/meminfo``; else the free pages)."""
+    if os.environ.get(LIMITS["memory"][0], "").strip():
+        return limit("memory")
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for row in f:
+                if row.startswith(b"MemAvailable:"):
+                    return int(row.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 2**63  # unknown: no refusal
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.0f} MiB"
+
+
+def check_memory(option: str, value: int, per_unit: float, fixed: float = 0, *, what: str = "") -> None:
+    """Refuse, before anything is allocated, an ``option`` whose ``value`` would need more memory
+    than this machine has: ``fixed + value * per_unit`` bytes against :func:`available_memory`.
+    The message is one line naming the option and the largest value that fits (``what``: how
+    the need was counted, e.g. ``" (165 designs x 2 objectives)"``).
+
+    Examples
+    --------
+    >>> check_memory("n_reps", 10, 1000.0)
+    >>> import os
+    >>> os.environ["MOPT_MAX_MEMORY"] = "1G"
+    >>> check_memory("n_reps", 10**9, 16.0, what=" (16 bytes a replication)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: 'n_reps' = 1,000,000,000 needs about 14.9 GiB of memory (16 bytes a replication); ... at most 'n_reps' = 67,108,864.
+    >>> del os.environ["MOPT_MAX_MEMORY"]
+    """
+    needed = fixed + value * per_unit
+    avail = available_memory()
+    if needed <= avail:
+        return
+    largest = max(0, int((avail - fixed) // per_unit)) if per_unit > 0 else 0
+    var = LIMITS["memory"][0]
+    source = var if os.environ.get(var, "").strip() else f"available now; set {var} to change"
+    raise InputError(f"'{option}' = {value:,} needs about {_gib(needed)} of memory{what}; this machine has "
+                     f"{_gib(avail)} ({source}): at most '{option}' = {largest:,}.")
 
 
 def check_nesting(value, where: str) -> None:

@@ -26,7 +26,8 @@ from mopt.core.random import SeedLike, resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT, REPAIR_TABLE_LIMIT
 
 __all__ = ["StochasticProblem", "IndexedProblem", "MAX_REPS", "ENUMERATION_LIMIT",
-           "REPAIR_TABLE_LIMIT", "check_reps"]
+           "REPAIR_TABLE_LIMIT", "check_reps",
+           "check_replications", "replication_bytes"]
 
 #: columns of the ``evaluations`` table besides parameters and objectives (see :func:`mopt.core.result.summarise`)
 RESERVED_COLUMNS = ("design", "n_reps", "utility")
@@ -54,6 +55,48 @@ def check_reps(name: str, value, *, low: int = 1) -> int:
     if v > MAX_REPS:
         raise InputError(f"'{name}' must be an integer <= 2**62; got {v}.")
     return v
+
+
+#: bytes a replication of ``m`` objectives costs, held or passing through, at most (measured: 65 and
+#: 30 bytes a replication for 2 and 1 objectives, exhaustive search on NormalProblem; the
+#: simulator's output, the method's copy, the uncertainty and class tables built from them):
+#: ``REPLICATION_BYTES_PER_OBJECTIVE * m + REPLICATION_BYTES``
+REPLICATION_BYTES_PER_OBJECTIVE = 32
+REPLICATION_BYTES = 16
+
+
+def replication_bytes(problem) -> int:
+    """The memory (bytes) one replication of ``problem`` costs a run, at most (see
+    :data:`REPLICATION_BYTES_PER_OBJECTIVE`)."""
+    return REPLICATION_BYTES_PER_OBJECTIVE * max(1, int(getattr(problem, "n_obj", 1))) + REPLICATION_BYTES
+
+
+def check_replications(option: str, value: int, problem, *, per_unit: float = 1, held: int = 0) -> None:
+    """Refuse, before anything is simulated, an ``option`` of ``value`` that asks for ``value *
+    per_unit`` replications of ``problem`` (on top of ``held`` already kept) when they cannot fit
+    in this machine's memory: one :class:`InputError` naming the option and the largest value
+    that fits (:func:`mopt.core.inputs.check_memory`).
+
+    Examples
+    --------
+    >>> import os, mopt
+    >>> prob = mopt.NormalProblem([[1, 2], [2, 1]], n_reps=10)
+    >>> check_replications("n_reps", 10, prob, per_unit=2)
+    >>> os.environ["MOPT_MAX_MEMORY"] = "64M"
+    >>> check_replications("n_reps", 10**9, prob, per_unit=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: 'n_reps' = 1,000,000,000 needs about 149.0 GiB of memory (2,000,000,000 replications of 2 objectives, 80 bytes each); this machine has 64 MiB (MOPT_MAX_MEMORY): at most 'n_reps' = 419,430.
+    >>> del os.environ["MOPT_MAX_MEMORY"]
+    """
+    from mopt.core.inputs import check_memory
+
+    each = replication_bytes(problem)
+    total = value * per_unit
+    m = max(1, int(getattr(problem, "n_obj", 1)))
+    what = (f" ({total:,.0f} replications of {m} objective{'s' if m > 1 else ''}, {each} bytes each"
+            + (f", beside {held:,} held" if held else "") + ")")
+    check_memory(option, value, per_unit * each, held * each, what=what)
 
 
 def _show(value) -> str:
@@ -329,6 +372,7 @@ class StochasticProblem(Problem):
         try:
             n_reps = check_reps("n_reps", self.n_reps)
             entropy = resolve_seed(self.seed)  # resolved once: a Generator seed is drawn from once
+            check_replications("n_reps", n_reps, self, per_unit=len(np.atleast_2d(x)))
         except (TypeError, InputError) as exc:
             raise type(exc)(f"the problem's {exc}") from None
         # pymoo proposes any vector in [xl, xu], rounded here; one that is not a design (e.g. T > D)

@@ -13,8 +13,9 @@ import pandas as pd
 from mopt.core.errors import InputError, check_number
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_keys
+from mopt.core.space import ENUMERATION_LIMIT
 from mopt.expert.environment import Environment
-from mopt.expert.estimator import can_finish, simulate_parameters
+from mopt.expert.estimator import MIN_SUCCESS, simulate_parameters
 from mopt.expert.online import ObservedTail
 from mopt.expert.strategy import Strategy, check_N, engine_parameters
 
@@ -115,26 +116,10 @@ class NTDMrProblem(StochasticProblem):
             "Mr": _values("Mr", grid["Mr"] if Mr is None else Mr, high=env.mr_max,
                           high_name=f"mr_max={env.mr_max:g}"),
         }
-        rows, excluded = [], 0
-        g = self.grid
-        for a, n in enumerate(g["N"]):
-            for b, t in enumerate(g["T"]):
-                for c, d in enumerate(g["D"]):
-                    if t > d:
-                        continue
-                    for e, mr in enumerate(g["Mr"]):
-                        if math.isinf(n) and e > 0:
-                            break
-                        if not can_finish(Strategy(n, t, d, mr), env):
-                            excluded += 1
-                            continue
-                        rows.append((a, b, c, e))
-        if not rows:
-            raise InputError("the strategy grid has no design with T <= D that can finish.")
-        self._x = np.array(rows, dtype=np.int64)
-        self._lookup = {tuple(r): i for i, r in enumerate(rows)}
+        self._x, excluded = _enumerate(env, self.grid)
+        self._keys = _linear_keys(self._x, self.grid)
         self.n_excluded = excluded
-        sizes = [len(g[k]) for k in self.parameter_names]
+        sizes = [len(self.grid[k]) for k in self.parameter_names]
         super().__init__(objectives=("makespan", "cost"), n_var=4, xl=np.zeros(4, int),
                          xu=np.array(sizes) - 1, n_reps=n_reps, seed=seed)
 
@@ -147,11 +132,14 @@ class NTDMrProblem(StochasticProblem):
 
     def index(self, x) -> int:
         key = self._design_vector(x)
-        try:
-            return self._lookup[key]
-        except KeyError:
-            raise InputError(f"'x'={list(key)} is not a design of this grid (an index out of range, T > D, "
-                             f"or left out).") from None
+        sizes = [len(self.grid[k]) for k in self.parameter_names]
+        if all(0 <= v < n for v, n in zip(key, sizes, strict=True)):
+            k = _linear_keys(np.array([key], dtype=np.int64), self.grid)[0]
+            pos = int(np.searchsorted(self._keys, k))
+            if pos < len(self._keys) and self._keys[pos] == k:
+                return pos
+        raise InputError(f"'x'={list(key)} is not a design of this grid (an index out of range, T > D, "
+                         f"or left out).")
 
     def decode(self, x) -> dict:
         a, b, c, e = self._x[self.index(x)]
@@ -174,9 +162,12 @@ class NTDMrProblem(StochasticProblem):
     def _replicate(self, indices, reps, entropy):
         # the grid's designs were checked (T <= D, can finish) when it was built: their simulator
         # parameters are computed once and indexed, not rebuilt per call
-        if self._params is None:
-            self._params = engine_parameters([self.strategy(i) for i in range(self.n_designs)], self.env)
-        params = {c: v[indices] for c, v in self._params.items()}
+        if self.n_designs > _PARAMS_CACHED:  # a large grid: the parameters of the designs asked for only
+            params = engine_parameters([self.strategy(int(i)) for i in indices], self.env)
+        else:
+            if self._params is None:
+                self._params = engine_parameters([self.strategy(i) for i in range(self.n_designs)], self.env)
+            params = {c: v[indices] for c, v in self._params.items()}
         keys = replication_keys(entropy, reps)
         return simulate_parameters(self.env, params, keys, observed=self.observed)[:, :, :2]
 
@@ -190,6 +181,59 @@ class NTDMrProblem(StochasticProblem):
             "grid": {k: v.tolist() for k, v in self.grid.items()},
             **({} if self.observed is None else {"observed": _observed_identity(self.observed)}),
         }
+
+
+#: most designs whose simulator parameters are computed all at once and kept
+_PARAMS_CACHED = 10**5
+
+
+def _enumerate(env: Environment, grid: dict) -> tuple[np.ndarray, int]:
+    """The design vectors ``(iN, iT, iD, iMr)`` of the grid points with T <= D that can finish, in
+    lexicographic order, and how many were left out as unable to finish: counted first and
+    refused above :data:`~mopt.core.space.ENUMERATION_LIMIT` before any table is built, then
+    built in arrays (a few tens of bytes a design)."""
+    n_N, n_T, n_D, n_M = (len(grid[k]) for k in NTDMrProblem.parameter_names)
+    first = np.searchsorted(grid["D"], grid["T"], side="left")  # the first D >= T, per T
+    per_t = (n_D - first).astype(np.int64)
+    n_pairs = int(per_t.sum())
+    finite = ~np.isinf(grid["N"])
+    points = n_pairs * (int(finite.sum()) * n_M + (int((~finite).sum()) if n_M else 0))
+    if points > ENUMERATION_LIMIT:
+        raise InputError(f"the strategy grid has {points:,} strategies with T <= D ({n_N:,} N x {n_pairs:,} "
+                         f"(T, D) pairs x {n_M:,} Mr), more than the {ENUMERATION_LIMIT:,} designs mopt "
+                         "enumerates (mopt.core.space.ENUMERATION_LIMIT); give fewer values.")
+    b = np.repeat(np.arange(n_T, dtype=np.int64), per_t)
+    c = np.arange(n_pairs, dtype=np.int64) - np.repeat(np.cumsum(per_t) - per_t, per_t) + np.repeat(first, per_t)
+    reliable = np.array([env.n_reliable(float(m)) > 0 for m in grid["Mr"]], dtype=bool)
+    reach = np.array([env.p_result_before(float(d)) >= MIN_SUCCESS for d in grid["D"]], dtype=bool)
+    blocks, excluded = [], 0
+    for a in range(n_N):
+        if not n_M:
+            continue
+        if finite[a]:
+            bb, cc = np.repeat(b, n_M), np.repeat(c, n_M)
+            ee = np.tile(np.arange(n_M, dtype=np.int64), n_pairs)
+            ok = reliable[ee] | reach[cc]
+        else:  # no reliable pool is used: each (T, D) once, with M_r index 0
+            bb, cc, ee = b, c, np.zeros(n_pairs, dtype=np.int64)
+            ok = reach[cc]
+        excluded += int(len(ok) - ok.sum())
+        blocks.append(np.column_stack([np.full(len(bb), a, dtype=np.int64), bb, cc, ee])[ok])
+    x = np.concatenate(blocks) if blocks else np.empty((0, 4), dtype=np.int64)
+    if not len(x):
+        raise InputError("the strategy grid has no design with T <= D that can finish.")
+    return x, excluded
+
+
+def _linear_keys(x: np.ndarray, grid: dict) -> np.ndarray:
+    """One sortable key a design vector (lexicographic order of ``(iN, iT, iD, iMr)``); exact in
+    Python integers when the grid's size exceeds int64."""
+    sizes = [max(1, len(grid[k])) for k in NTDMrProblem.parameter_names]
+    if math.prod(sizes) < 2**62:
+        return ((x[:, 0] * sizes[1] + x[:, 1]) * sizes[2] + x[:, 2]) * sizes[3] + x[:, 3]
+    out = np.empty(len(x), dtype=object)
+    out[:] = [((int(a) * sizes[1] + int(b)) * sizes[2] + int(c)) * sizes[3] + int(e) for a, b, c, e in x]
+    return out
 
 
 def _table_digest(model) -> str:

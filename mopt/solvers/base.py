@@ -18,7 +18,7 @@ from mopt.core import interrupt
 from mopt.core.classes import class_ids
 from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
-from mopt.core.problem import MAX_REPS, check_reps
+from mopt.core.problem import MAX_REPS, check_replications, check_reps
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result, evaluations_frame, sample_moments
 from mopt.core.uncertainty import uncertainty_columns
@@ -314,6 +314,21 @@ def _open_journal(journal, problem, seed):
     return j, j.seed, True
 
 
+def check_run_memory(problem, solver, budget: int | None) -> None:
+    """Refuse a run of ``solver`` on ``problem`` whose replications cannot fit in memory, before
+    simulating: naming 'budget' if it is given, else 'n_reps' (the method's or the problem's, which
+    set the method's default budget); see :func:`mopt.core.problem.check_replications`."""
+    given = budget is not None
+    if not given:
+        budget = solver._default_budget(problem)
+    n_reps = solver.options.get("n_reps") if isinstance(getattr(solver, "options", None), dict) else None
+    n_reps = getattr(problem, "n_reps", None) if n_reps is None else n_reps
+    if given or not isinstance(n_reps, (int, np.integer)) or isinstance(n_reps, bool) or n_reps < 1:
+        check_replications("budget", budget, problem)
+    else:
+        check_replications("n_reps", int(n_reps), problem, per_unit=budget / int(n_reps))
+
+
 def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journal=None, progress=False,
         batch_size=None, uncertainty=True) -> Result:
     """Run ``solver`` on ``problem`` (the template method behind :func:`mopt.solve`)."""
@@ -324,6 +339,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
     if batch_size is not None:
         batch_size = check_int("batch_size", batch_size, low=1)
     solver.check_budget(problem, budget)
+    check_run_memory(problem, solver, budget if given else None)
     jr, entropy, own = _open_journal(journal, problem, seed)
     runner = Runner(problem, entropy, executor)
     state = SearchState(problem, budget, np.random.default_rng([entropy, 0x5EED]), budget_given=given)

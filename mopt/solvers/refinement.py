@@ -18,6 +18,7 @@ from mopt.core.classes import class_ids, renumber
 from mopt.core.errors import InputError, check_int
 from mopt.core.execute import Runner
 from mopt.core.pareto import pareto_mask
+from mopt.core.problem import check_replications
 from mopt.core.result import Result, summarise
 from mopt.core.uncertainty import annotate, screen
 from mopt.solvers.base import (
@@ -116,6 +117,7 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
         maybe = screen(means, ev[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)) | pareto_mask(means)
     designs = np.sort(ev.loc[maybe, "design"].to_numpy(dtype=np.int64))
     have = ev.set_index("design").loc[designs, "n_reps"].to_numpy(dtype=np.int64)
+    check_replications("budget", budget, problem, held=int(ev["n_reps"].sum()))
     jr, entropy, own = _open_journal(journal, problem, result.seed)
     runner = Runner(problem, entropy, executor)
     state = SearchState(problem, int(have.sum()) + budget, np.random.default_rng([entropy, 0x5EED]))

@@ -5,9 +5,13 @@ character is ``;`` are comments, and the header comments read ``; Key: value``. 
 turns a file (plain or gzip-compressed) into a DataFrame with the columns :data:`SWF_COLUMNS`, and
 :func:`find_trace` finds a trace by file name in the directory named by ``MOPT_DATA_DIR``.
 
-Reading is one :func:`pandas.read_csv` call over the whole file. The text is first checked with a
+Reading streams: the file is gunzipped and parsed in blocks of 2 MiB of text that end at a line end,
+one :func:`pandas.read_csv` call a block, and only the jobs are kept (per column), so the peak memory
+is the jobs' frame (144 bytes a job), about once more while it is assembled, and a few times the
+block (ours: ~60 MiB above the interpreter whatever the file's blank or comment lines; measured in
+``tests/workloads/test_swf_memory.py``).  Each block is first checked with a
 byte table (a data line may only hold digits, ``+-.eE``, spaces and tabs before any ``;``); if that
-check or the parse fails, the file is scanned again line by line in Python, which is the reference
+check or the parse fails, the block is scanned again line by line in Python, which is the reference
 grammar, so that the error names the file, the 1-based line and what is wrong with it.
 """
 
@@ -24,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int
-from mopt.core.inputs import check_lines, read_bytes
+from mopt.core.inputs import check_lines, iter_bytes, limit
 
 __all__ = ["SWF_COLUMNS", "find_trace", "read_swf"]
 
@@ -48,9 +52,13 @@ _RECORD_RE = re.compile(rf"[ \t]*+(?>{_NUMBER}[ \t]++){{{_N_FIELDS - 1}}}(?>{_NU
 _NOT_FINITE = {"nan", "inf", "infinity"}
 #: ``Key: value`` of a header comment; ``Key`` is one word, so ``http://...`` is not a key
 _HEADER_RE = re.compile(r"([A-Za-z][A-Za-z0-9_]*)[ \t]*:(?:[ \t]+(.*))?")
+#: a full-line comment (only blanks before its ``;``) holding more than blanks: its text
+_COMMENT_RE = re.compile(r"(?m)^[ \t]*;(?=[^\n]*\S)([^\n]*)")
 #: bytes that may appear in the data part of a line (before any ``;``) on the fast path
 _DATA_BYTES = np.zeros(256, dtype=bool)
 _DATA_BYTES[list(b"0123456789+-.eE \t\n")] = True
+_BLANK_BYTES = np.zeros(256, dtype=bool)
+_BLANK_BYTES[list(b" \t\n")] = True
 
 
 def find_trace(name: str | os.PathLike) -> Path:
@@ -199,57 +207,114 @@ def read_swf(
     if size_limit is not None:
         size_limit = check_int("size_limit", size_limit, low=1)
 
-    raw = _read_bytes(name)
-    text = _decode(raw, name)
-    header, header_lines = _parse_header(text)
-    values = _parse_fast(raw)
-    if values is None:
-        values = _parse_slow(text, name)
-    if len(values) == 0:
-        what = "the file is empty" if not raw else "only comment or blank lines"
+    header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
+    state = {"key": None, "previous": 0}
+    pieces: list[list[np.ndarray]] = [[] for _ in SWF_COLUMNS]  # each column's kept values, per block
+    whole = np.ones(_N_FIELDS, dtype=bool)  # columns whose values (all records) are all whole
+    n_records = n_bytes = n_kept = 0
+    for first_line, block in _blocks(name):
+        n_bytes += len(block)
+        text = _decode(block, name, first_line)
+        _parse_header(text, header, header_lines, state, first_line)
+        values = _parse_fast(block)
+        if values is None:
+            values = _parse_slow(text, name, first_line)
+        del block
+        if not len(values):
+            continue
+        _check_whole(values, text, name, first_line)
+        del text
+        n_records += len(values)
+        whole &= ((values == np.trunc(values)) & (np.abs(values) <= 2**53)).all(axis=0)
+        keep = np.ones(len(values), dtype=bool)
+        if clean:  # MaxProcs (from the header, which may come later) is applied at the end
+            keep &= (values[:, _RUN] > 0) & (values[:, _PROCS] > 0)
+        if size_limit is not None:
+            keep &= values[:, _PROCS] <= size_limit
+        if not keep.all():
+            values = values[keep]
+        n_kept += len(values)
+        for j in range(_N_FIELDS):
+            pieces[j].append(values[:, j].copy())
+        del values, keep
+    if n_records == 0:
+        what = "the file is empty" if not n_bytes else "only comment or blank lines"
         raise InputError(f"{name}: no job records ({what}).")
-
-    _check_whole(values, text, name)
-    df = _to_frame(values)
-    n_records = len(df)
-    if clean:
-        if max_procs is None:
-            max_procs = _header_int(header, header_lines, "MaxProcs", name)
-        keep = (df["run_time"] > 0) & (df["n_procs"] > 0)
-        if max_procs is not None and max_procs > 0:
-            keep &= df["n_procs"] <= max_procs
-        df = df[keep]
-    if size_limit is not None:
-        df = df[df["n_procs"] <= size_limit]
-    df = df.reset_index(drop=True)
+    if clean and max_procs is None:
+        max_procs = _header_int(header, header_lines, "MaxProcs", name)
+    df = _to_frame(pieces, whole, n_kept)
+    if clean and max_procs is not None and max_procs > 0:
+        keep = (df["n_procs"] <= max_procs).to_numpy()
+        if not keep.all():
+            df = df[keep].reset_index(drop=True)
     df.attrs = {"header": header, "source": name, "n_records": n_records}
     return df
 
 
 # -- bytes and text --------------------------------------------------------------------------------
-def _read_bytes(name: str) -> bytes:
-    """The file's bytes, gunzipped if they start with the gzip magic, with ``\\r\\n`` and a lone
-    ``\\r`` (old Mac line ends) -> ``\\n``; size and line length bounded (:mod:`mopt.core.inputs`)."""
+#: bytes of text parsed at a time: the reader holds a few times this beyond the jobs it keeps
+_BLOCK = 2 * 2**20
+_RUN, _PROCS = SWF_COLUMNS.index("run_time"), SWF_COLUMNS.index("n_procs")
+
+
+def _blocks(name: str):
+    """``(number of its first line, bytes)`` of the file in blocks of about :data:`_BLOCK` bytes
+    that end at a line end (the last one perhaps not), gunzipped if the data starts with the gzip
+    magic, a byte-order mark dropped, ``\\r\\n`` and a lone ``\\r`` (old Mac line ends) -> ``\\n``;
+    size and line length bounded (:mod:`mopt.core.inputs`) as they stream."""
     path = Path(name)
     if not path.exists() and not path.is_symlink():
         raise InputError(f"SWF trace not found: {name!r}.")
     if path.is_dir():
         raise InputError(f"{name!r} is a directory, not an SWF trace.")
-    raw = read_bytes(name, "SWF trace", gunzip=True)
-    if raw[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
-        raw = raw[3:]
-    if b"\r" in raw:
-        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    check_lines(raw, "SWF trace", name)
-    return raw
+    cap = limit("line_bytes")
+    pending, line, first, cr = b"", 1, True, False
+    for piece in iter_bytes(name, "SWF trace", gunzip=True, chunk=_BLOCK):
+        if first and len(pending) + len(piece) < 3:
+            pending += piece
+            continue
+        if first:
+            piece, pending, first = pending + piece, b"", False
+            if piece[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
+                piece = piece[3:]
+        if cr and piece[:1] == b"\n":  # the \n of a \r\n cut between two pieces
+            piece = piece[1:]
+        if b"\r" in piece:
+            cr = piece.endswith(b"\r")
+            piece = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        else:
+            cr = False
+        cut = piece.rfind(b"\n") + 1
+        if not cut:
+            pending += piece
+            if len(pending) > cap:
+                check_lines(pending, "SWF trace", name, first_line=line)
+            continue
+        block, pending = pending + piece[:cut], piece[cut:]
+        del piece
+        check_lines(block, "SWF trace", name, first_line=line)
+        yield line, block
+        line += block.count(b"\n")
+        del block
+    if first and pending[:3] == b"\xef\xbb\xbf":
+        pending = pending[3:]
+    if pending:
+        check_lines(pending, "SWF trace", name, first_line=line)
+        yield line, pending
 
 
-def _decode(raw: bytes, name: str) -> str:
+def _read_bytes(name: str) -> bytes:
+    """The whole normalised text of the file at once (for tests; :func:`read_swf` streams)."""
+    return b"".join(block for _, block in _blocks(name))
+
+
+def _decode(raw: bytes, name: str, first_line: int = 1) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line_start = raw.rfind(b"\n", 0, err.start) + 1
-        line = raw.count(b"\n", 0, err.start) + 1
+        line = first_line + raw.count(b"\n", 0, err.start)
         raise InputError(
             f"{name}, line {line}: not UTF-8 text (byte {raw[err.start]:#04x} at column "
             f"{err.start - line_start + 1}); is this a binary file?"
@@ -257,23 +322,23 @@ def _decode(raw: bytes, name: str) -> str:
 
 
 # -- header ----------------------------------------------------------------------------------------
-def _parse_header(text: str) -> tuple[dict[str, str], dict[str, int]]:
-    """``({key: value}, {key: line of its first occurrence})`` of the full-line comments."""
-    header: dict[str, str] = {}
-    first_line: dict[str, int] = {}
-    key = None
-    line, counted, previous = 1, 0, 0
-    pos = text.find(";")
-    while pos >= 0:
-        start = text.rfind("\n", 0, pos) + 1
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
+def _parse_header(text: str, header: dict[str, str] | None = None, first_line: dict[str, int] | None = None,
+                  state: dict | None = None, line: int = 1) -> tuple[dict[str, str], dict[str, int]]:
+    """``({key: value}, {key: line of its first occurrence})`` of the full-line comments of
+    ``text`` (whose first line is ``line``), added to ``header`` and ``first_line``; ``state``
+    carries an open key from one block of a file to the next."""
+    header = {} if header is None else header
+    first_line = {} if first_line is None else first_line
+    state = {"key": None, "previous": 0} if state is None else state
+    key, previous = state["key"], state["previous"]
+    counted = 0
+    # only the comment lines with content: an empty one (or a data line) between two comment lines
+    # ends a key just as well, being a gap in the line numbers; the scan for them runs in C
+    for found in _COMMENT_RE.finditer(text):
+        start = found.start()
         line += text.count("\n", counted, start)
         counted = start
-        if text[start:pos].strip(" \t"):  # a comment after data: not header
-            pos = text.find(";", end)
-            continue
-        content = text[pos + 1 : end].strip()
+        content = found.group(1).strip()
         if line != previous + 1:  # continuation lines follow their key directly
             key = None
         previous = line
@@ -284,11 +349,9 @@ def _parse_header(text: str) -> tuple[dict[str, str], dict[str, int]]:
                 header[key] += "\n" + value
             else:
                 header[key], first_line[key] = value, line
-        elif not content:
-            key = None
         elif key is not None:  # a continuation line such as ";     http://..."
             header[key] += "\n" + content
-        pos = text.find(";", end)
+    state["key"], state["previous"] = key, previous
     return header, first_line
 
 
@@ -321,7 +384,9 @@ def _parse_fast(raw: bytes) -> np.ndarray | None:
             io.BytesIO(raw), sep=r"\s+", header=None, comment=";", dtype=np.float64,
             quoting=csv.QUOTE_NONE, engine="c",
         )  # fmt: skip
-    except (ValueError, OverflowError):  # ParserError and EmptyDataError are ValueErrors
+    except pd.errors.EmptyDataError:  # only blank or comment lines, or a first line pandas misreads
+        return None if _has_data(arr) else np.empty((0, _N_FIELDS))
+    except (ValueError, OverflowError):  # ParserError is a ValueError
         return None
     values = frame.to_numpy(dtype=np.float64)
     if values.ndim != 2 or values.shape[1] != _N_FIELDS:
@@ -332,10 +397,22 @@ def _parse_fast(raw: bytes) -> np.ndarray | None:
     return values
 
 
-def _parse_slow(text: str, name: str) -> np.ndarray:
-    """All records, checked line by line; raises at the first malformed line."""
+def _has_data(arr: np.ndarray) -> bool:
+    """Whether a byte other than a blank lies outside the comments of the text ``arr``."""
+    marks = np.flatnonzero(~_BLANK_BYTES[arr])
+    if not marks.size:
+        return False
+    line_starts = np.concatenate(([0], np.flatnonzero(arr == ord("\n")) + 1))
+    semis = np.append(np.flatnonzero(arr == ord(";")), arr.size)
+    starts = line_starts[np.searchsorted(line_starts, marks, side="right") - 1]
+    return not bool((semis[np.searchsorted(semis, starts)] <= marks).all())
+
+
+def _parse_slow(text: str, name: str, first_line: int = 1) -> np.ndarray:
+    """All records, checked line by line; raises at the first malformed line (``first_line``:
+    the number of the first line of ``text``)."""
     records = []
-    for line, content in enumerate(text.split("\n"), start=1):
+    for line, content in enumerate(text.split("\n"), start=first_line):
         data = content.partition(";")[0]
         if _RECORD_RE.fullmatch(data):
             # an exponent or a long plain number (over 308 digits) overflows to inf
@@ -379,21 +456,21 @@ MAX_TIME = 1e12
 _TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time")
 
 
-def _check_whole(values: np.ndarray, text: str, name: str) -> None:
+def _check_whole(values: np.ndarray, text: str, name: str, first_line: int = 1) -> None:
     """Refuse a fractional processor count (SWF fields 5 and 8 are integers) and a time beyond
     :data:`MAX_TIME`, naming the line."""
     for column in _TIME_COLUMNS:
         j = SWF_COLUMNS.index(column)
         bad = np.flatnonzero(np.abs(values[:, j]) > MAX_TIME)
         if bad.size:
-            line = _record_line(text, int(bad[0]))
+            line = _record_line(text, int(bad[0])) + first_line - 1
             raise InputError(f"{name}, line {line}: field {j + 1} ({column!r}) must be at most {MAX_TIME:.0e} s; "
                              f"got {values[bad[0], j]:g}.")
     for column in _WHOLE_COLUMNS:
         j = SWF_COLUMNS.index(column)
         bad = np.flatnonzero(values[:, j] != np.trunc(values[:, j]))
         if bad.size:
-            line = _record_line(text, int(bad[0]))
+            line = _record_line(text, int(bad[0])) + first_line - 1
             raise InputError(f"{name}, line {line}: field {j + 1} ({column!r}) must be a whole number of "
                              f"processors; got {values[bad[0], j]:g}.")
 
@@ -409,13 +486,24 @@ def _record_line(text: str, k: int) -> int:
     return 0
 
 
-def _to_frame(values: np.ndarray) -> pd.DataFrame:
-    """Columns whose values are all whole numbers (and exact in float64) become int64."""
-    columns = {}
+def _to_frame(pieces: list[list[np.ndarray]], whole: np.ndarray, n: int) -> pd.DataFrame:
+    """The frame of each column's ``pieces`` (emptied as they are copied in, so the jobs are held
+    about once): the columns whose values were all whole numbers (``whole``, and exact in
+    float64) become int64, in one block built in place."""
+    is_int = [bool(w) and column not in _FLOAT_COLUMNS for column, w in zip(SWF_COLUMNS, whole, strict=True)]
+    ints = np.empty((sum(is_int), n), dtype=np.int64)
+    floats = {}
+    k = 0
     for j, column in enumerate(SWF_COLUMNS):
-        col = values[:, j]
-        whole = column not in _FLOAT_COLUMNS and bool(
-            ((col == np.trunc(col)) & (np.abs(col) <= 2**53)).all()
-        )
-        columns[column] = col.astype(np.int64) if whole else col
-    return pd.DataFrame(columns)
+        if is_int[j]:
+            np.concatenate(pieces[j], out=ints[k], casting="unsafe") if pieces[j] else None
+            k += 1
+        else:
+            floats[column] = np.concatenate(pieces[j]) if pieces[j] else np.empty(0)
+        pieces[j].clear()
+    names = [c for c, i in zip(SWF_COLUMNS, is_int, strict=True) if i]
+    df = pd.DataFrame(ints.T, columns=names, copy=False)
+    for j, column in enumerate(SWF_COLUMNS):
+        if not is_int[j]:
+            df.insert(j, column, floats.pop(column))
+    return df
