@@ -53,8 +53,9 @@ def run(args) -> int:
         raise InputError("'traces describe' needs a TRACE (a path or a trace name in MOPT_DATA_DIR).")
     path = resolve_trace(args.trace, option="TRACE")
     df = read_swf(path)
-    header = df.attrs["header"]
-    print(f"{path}: {len(df)} job records")
+    header, n_records = df.attrs["header"], len(df)
+    del df  # one trace in memory at a time: the cleaned one is read next
+    print(f"{path}: {n_records} job records")
     for key in ("Computer", "Installation", "MaxProcs", "MaxNodes", "StartTime", "EndTime"):
         if key in header:
             print(f"  {key}: {header[key]}")
