@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +84,8 @@ class Journal:
             raise InputError(f"'journal': cannot create {str(self.path)!r} ({exc.strerror or exc}).") from None
         self._db = None
         try:
+            if self.path.is_file() and self.path.stat().st_size > 0:
+                self._recognise()  # read-only: a foreign file is refused untouched
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -100,6 +103,34 @@ class Journal:
                              f"({type(exc).__name__}: {exc}).") from None
 
     # -- opening -----------------------------------------------------------------------------
+    def _recognise(self) -> None:
+        """Check, read-only, that the existing SQLite file ``path`` is a mopt journal (its tables, its
+        format) before anything writes to it (WAL mode rewrites the file's header): a foreign
+        database is refused with its bytes unchanged.  A file with no schema at all (a journal whose
+        creation was interrupted) passes, unless it carries another application's id or version."""
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        try:
+            objects = {(r[0], r[1]) for r in db.execute("SELECT type, name FROM sqlite_master")}
+            tables = {name for kind, name in objects if kind == "table"}
+            if not objects:
+                app, version = (db.execute(f"PRAGMA {k}").fetchone()[0] for k in ("application_id", "user_version"))
+                if app or version:
+                    raise InputError(f"journal {str(self.path)!r} is not a mopt journal (an empty SQLite "
+                                     f"database of application id {app}, version {version}).")
+                return
+            others = sorted(name for kind, name in objects if kind != "index" or not name.startswith("sqlite_"))
+            if tables != {"meta", "replications"} or set(others) != tables:
+                raise InputError(f"journal {str(self.path)!r} is not a mopt journal (tables {sorted(tables)}"
+                                 + (f", other objects {sorted(set(others) - tables)}" if set(others) - tables else "")
+                                 + ").")
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            if row is None or row[0] != FORMAT:
+                raise InputError(f"journal {str(self.path)!r} has format {None if row is None else row[0]!r}; "
+                                 f"this mopt reads {FORMAT!r}.")
+        finally:
+            db.close()
+
     def _open(self, seed: int | None) -> int:
         db = self._db
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}

@@ -262,3 +262,54 @@ def test_a_database_url_is_refused_not_made_into_folders(tmp_path, monkeypatch):
     with pytest.raises(mopt.InputError, match="'journal' must be the path of a file, not a URL"):
         mopt.solve(problem, "exhaustive", journal="sqlite:///x.db", seed=1)
     assert list(tmp_path.iterdir()) == []
+
+
+def _sha256(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("kind", ["table", "view", "app_id", "format"])
+def test_a_foreign_sqlite_file_is_refused_with_its_bytes_unchanged(tmp_path, kind):
+    """Issue 34, item 4: recognised read-only first; WAL is set only on a mopt journal."""
+    path = tmp_path / "notes.sqlite"
+    db = sqlite3.connect(path)
+    if kind == "table":
+        db.execute("CREATE TABLE notes (x)")
+        db.execute("INSERT INTO notes VALUES (1)")
+    elif kind == "view":  # mopt's two tables, plus an object of someone else's
+        with Journal(tmp_path / "seed.sqlite", problem(), seed=1):
+            pass
+        db.close()
+        path.write_bytes((tmp_path / "seed.sqlite").read_bytes())
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA journal_mode=DELETE")
+        db.execute("CREATE VIEW v AS SELECT * FROM meta")
+    elif kind == "app_id":  # an empty database that belongs to another application
+        db.execute("PRAGMA application_id = 1234")
+    else:  # mopt's tables, another format
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("CREATE TABLE replications (design INTEGER, rep INTEGER)")
+        db.execute("INSERT INTO meta VALUES ('format', 'mopt-journal-0')")
+    db.commit()
+    db.close()
+    before, names = _sha256(path), sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(InputError, match=r"notes\.sqlite.*(not a mopt journal|format 'mopt-journal-0')") as info:
+        Journal(path, problem(), seed=1)
+    assert "\n" not in str(info.value)
+    assert _sha256(path) == before  # not switched to WAL, nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == names  # no -wal / -shm left beside it
+
+
+def test_a_journal_killed_before_its_tables_still_resumes_as_new(tmp_path):
+    """A file with no schema at all (created, WAL set, killed before CREATE TABLE) is taken as new."""
+    path = tmp_path / "j.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+    assert path.stat().st_size > 0
+    with Journal(path, problem(), seed=4) as j:
+        j.commit([0], [0], np.ones((1, 1, 2)))
+    with Journal(path, problem(), seed=None) as j:
+        assert (j.seed, len(j)) == (4, 1)
