@@ -248,6 +248,8 @@ def method_options(items, *, per_method: bool = False) -> dict:
     >>> method_options(["ocba.n0=5"], per_method=True)
     {'ocba': {'n0': 5}}
     """
+    from mopt.scenario import check_option_value
+
     out: dict = {}
     shape = "METHOD.KEY=VALUE" if per_method else "KEY=VALUE"
     for item in items:
@@ -256,7 +258,13 @@ def method_options(items, *, per_method: bool = False) -> dict:
         method, dot, name = key.partition(".") if per_method else ("", ".", key)
         if not sep or not name or (per_method and (not dot or not method)):
             raise InputError(f"'--option' must look like {shape}; got {item!r}.")
-        (out.setdefault(method, {}) if per_method else out)[name] = option_value(value)
+        parsed = option_value(value)
+        try:
+            check_option_value(name, parsed)  # nan, inf: refused here, naming the option
+        except InputError:
+            raise InputError(f"'--option {key}' must be a finite number, an integer, true/false, none or "
+                             f"a word; got {value.strip()!r}.") from None
+        (out.setdefault(method, {}) if per_method else out)[name] = parsed
     return out
 
 

@@ -32,6 +32,7 @@ VM-hours.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -41,7 +42,7 @@ from mopt.cloud.portfolio_problem import WORKLOADS, PortfolioProblem
 from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.family import Key, Section
-from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, scenario_trace, where
 
 __all__ = ["KEYS", "CloudScenario", "parse"]
 
@@ -141,6 +142,7 @@ def parse(path: Path, doc: dict) -> CloudScenario:
     with where(path, "workload"):
         if not isinstance(kwargs["jobs"], str):
             raise InputError(f"'trace' must be a trace name; got {kwargs['jobs']!r}.")
+        kwargs["jobs"] = os.fspath(scenario_trace(path, "trace", kwargs["jobs"]))  # never a file outside
         if not isinstance(kwargs["workload"], str) or kwargs["workload"] not in WORKLOADS:
             raise InputError(f"'kind' must be 'trace' or 'synthetic'; got {kwargs['workload']!r}.")
     run = parse_run(path, sections["run"])

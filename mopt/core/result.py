@@ -319,6 +319,25 @@ def _read_meta(meta, path: Path) -> dict:
     info = meta.get("info", {})
     if not isinstance(info, dict):
         raise InputError(f"{where}: 'info' must be a JSON object; got {info!r}.")
+    u = info.get("uncertainty")  # read for display (the report, the plots): its types checked here
+    if u is not None:
+        if not isinstance(u, dict):
+            raise InputError(f"{where}: 'info.uncertainty' must be a JSON object; got {type(u).__name__}.")
+        for key, low, high in (("level", 0, 1), ("p_correct_selection", 0, 1), ("expected_false_in", 0, None),
+                               ("expected_false_out", 0, None), ("resamples", 0, None)):
+            v = u.get(key)
+            if v is None or (isinstance(v, float) and v != v):  # absent, or NaN (nothing to estimate)
+                continue
+            if (isinstance(v, bool) or not isinstance(v, int | float) or not low <= v < float("inf")
+                    or (high is not None and v > high)):
+                bound = f"in [{low}, {high}]" if high is not None else f"a number >= {low}"
+                raise InputError(f"{where}: 'info.uncertainty.{key}' must be {bound}; got "
+                                 f"{v if isinstance(v, int | float) and not isinstance(v, bool) else type(v).__name__}.")
+        listed = u.get("uncertain")
+        if listed is not None and (not isinstance(listed, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in listed)):
+            raise InputError(f"{where}: 'info.uncertainty.uncertain' must be a list of design ids "
+                             "(integers >= 0).")
     return {"method": method, "seed": integer("seed"), "n_evals": integer("n_evals"),
             "objectives": tuple(objectives), "info": dict(info)}
 

@@ -103,6 +103,10 @@ class Environment:
         check_number("c_ur", self.c_ur, low=0, high=MAX_RATE)
         check_number("c_r", self.c_r, low=0, high=MAX_RATE)
         check_number("mr_max", self.mr_max, low=0)
+        if self.mr_max * self.n_unreliable > MAX_UNRELIABLE:  # ⌈M_r^max·#ur⌉ reliable machines, each with state
+            raise InputError(f"'mr_max' must be at most {MAX_UNRELIABLE / self.n_unreliable:g} (at most "
+                             f"{MAX_UNRELIABLE:,} reliable machines over n_unreliable={self.n_unreliable}); "
+                             f"got {self.mr_max:g}.")
         check_number("charging_period_r", self.charging_period_r, low=0, high=MAX_CHARGING_PERIOD,
                      low_open=True)
         if not isinstance(self.turnaround, TurnaroundModel):

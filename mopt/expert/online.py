@@ -111,6 +111,9 @@ class ThroughputLog:
                     continue
                 if header is None:
                     header = fields
+                    if not set(header) & set(LOG_COLUMNS):  # not a log: nothing of it is quoted
+                        raise InputError(f"throughput log {name!r}: not a throughput log (its first line is not a header "
+                                         f"with the columns {','.join(LOG_COLUMNS)}).")
                     continue
                 if len(fields) > len(header):
                     raise MalformedCSVError(f"{name} line {reader.line_num}: expected at most {len(header)} fields "

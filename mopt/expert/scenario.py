@@ -79,7 +79,7 @@ from mopt.expert.environment import Environment, shifted_lognormal
 from mopt.expert.online import ObservedTail, ThroughputLog, observe
 from mopt.expert.problem import NTDMrProblem, high_resolution_grid
 from mopt.expert.turnaround import TurnaroundModel
-from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, suggest, where
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, scenario_path, suggest, where
 
 __all__ = ["KEYS", "ExpertScenario", "parse"]
 
@@ -340,7 +340,7 @@ def _turnaround(path: Path, section: dict) -> TurnaroundModel:
         if kind == "shifted_lognormal":
             fs = shifted_lognormal(section["mean"], section["shift"], section.get("sigma", 0.5))
             return TurnaroundModel.parametric(fs, section["reliability"])
-        send, turn = _read_instances(path.parent / _file(section["file"]))
+        send, turn = _read_instances(scenario_path(path, "file", section["file"]))
         return TurnaroundModel.from_instances(
             send, turn, section["deadline"], section.get("t_tail"),
             group_size=check_int("group_size", section.get("group_size", 50), low=1),
@@ -351,25 +351,21 @@ def _observed(path: Path, section: dict) -> tuple[ObservedTail, TurnaroundModel]
     """The tail state and the online turnaround model of an ``[observed]`` throughput log."""
     check_keys(path, "observed", section, _OBSERVED)
     with where(path, "observed"):
-        csv_path = path.parent / _file(section["file"])
+        csv_path = scenario_path(path, "file", section["file"])
         try:
             log = ThroughputLog.read_csv(csv_path)
         except IsADirectoryError:
             raise InputError(f"'file' {csv_path}: is a directory, not a throughput log.") from None
         except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
             raise InputError(f"'file' {csv_path}: cannot read it ({' '.join(str(exc).split())}).") from None
+        except InputError as exc:  # not a log, missing: named by the key
+            text, head = str(exc), f"throughput log {str(csv_path)!r}"
+            if text.startswith(head + ": not a throughput log"):
+                raise InputError(f"'file' {csv_path}{text[len(head):]}") from None
+            raise
         group_size = check_int("group_size", section.get("group_size", 50), low=1)
         tail = observe(log, section["t_tail"], section["deadline"])
         return tail, tail.turnaround_model(group_size)
-
-
-def _file(file) -> str:
-    """The ``file`` key: a non-empty path string (relative to the scenario file)."""
-    if not isinstance(file, str) or not file:
-        raise TypeError(f"'file' must be a path (string); got {file!r}.")
-    if "\0" in file:
-        raise InputError(f"'file' must be a path without NUL characters; got {file!r}.")
-    return file
 
 
 def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
@@ -382,6 +378,9 @@ def _read_instances(csv_path: Path) -> tuple[list[float], list[float]]:
             reader = csv.DictReader(fh)
             columns = reader.fieldnames or []
             missing = [c for c in ("send_time", "turnaround_time") if c not in columns]
+            if len(missing) == 2:  # not a CSV of instances at all: its content is not quoted
+                raise InputError(f"'file' {csv_path}: missing columns ['send_time', 'turnaround_time']: not a "
+                                 "CSV of observed instances (its first line is not their header).")
             if missing:
                 raise InputError(
                     f"'file' {csv_path}: missing column(s) {missing}; the header has {columns}."

@@ -40,7 +40,7 @@ from mopt.core.errors import InputError, check_int
 from mopt.core.family import Key, Section
 from mopt.koala.problem import TagsProblem
 from mopt.koala.traces import koala_trace
-from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, scenario_trace, where
 
 __all__ = ["KEYS", "KoalaScenario", "parse"]
 
@@ -148,8 +148,7 @@ def parse(path: Path, doc: dict) -> KoalaScenario:
             raise InputError(f"'name' must be a trace name or file; got {name!r}.")
         first = sections["trace"].get("first")
         first = None if first is None else check_int("first", first, low=1)
-        local = Path(path).parent / name
-        jobs = koala_trace(local if local.is_file() else name, first=first)
+        jobs = koala_trace(scenario_trace(path, "name", name), first=first)  # never a file outside
     run = parse_run(path, sections["run"])
     kwargs = {**sections["grid"], **sections["replication"]}
     scenario = KoalaScenario(path=Path(path), trace=name, jobs=jobs, problem_kwargs=kwargs, **run)

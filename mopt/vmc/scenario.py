@@ -41,7 +41,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int, check_number
 from mopt.core.family import Key, Section
-from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, where
+from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, scenario_path, where
 from mopt.vmc.period import MAX_BATCH, check_workload, intervals
 from mopt.vmc.problem import VMPartitionProblem, check_noise
 from mopt.vmc.profile import class_tables, default_table, read_table
@@ -174,7 +174,7 @@ def parse(path: Path, doc: dict) -> VMCScenario:
             if not isinstance(cl["profile"], str):
                 raise InputError(f"'profile' must be a file name; got {cl['profile']!r}.")
             try:
-                table = read_table(path.parent / cl["profile"])
+                table = read_table(scenario_path(path, "profile", cl["profile"]))
             except InputError as exc:
                 raise InputError(f"'profile': {exc}") from None
             try:

@@ -106,6 +106,9 @@ def test_2_dev_zero_and_fifo_are_refused(tmp_path, capsys, special, where):
         special = str(tmp_path / "fifo")
         os.mkfifo(special)
     kind = "a character device" if special == "/dev/zero" else "a FIFO"
+    named = special  # what a scenario names: the FIFO beside it (an absolute /dev/zero leaves its directory)
+    if where in ("observed", "instances") and special != "/dev/zero":
+        named = "fifo"
     if where == "trace":
         argv = ["traces", "describe", special]
     elif where == "scenario":
@@ -113,16 +116,19 @@ def test_2_dev_zero_and_fifo_are_refused(tmp_path, capsys, special, where):
     elif where == "observed":
         online = REFERENCE.parent / "online.toml"
         path = tmp_path / "obs.toml"
-        path.write_text(online.read_text().replace('file = "online_log.csv"', f'file = "{special}"'))
+        path.write_text(online.read_text().replace('file = "online_log.csv"', f'file = "{named}"'))
         argv = ["frontier", str(path), "--out", str(tmp_path / "o")]
     else:
         path = scenario(tmp_path, 'kind = "shifted_lognormal"\nmean = 2066\nshift = 1000\nsigma = 0.5\n'
                         "reliability = 0.827",
-                        f'kind = "instances"\nfile = "{special}"\ndeadline = 8264')
+                        f'kind = "instances"\nfile = "{named}"\ndeadline = 8264')
         argv = ["frontier", str(path), "--out", str(tmp_path / "o")]
     with no_simulation():
         code = main(argv)
-    one_line(capsys, code, f"'{special}' is not a regular file ({kind})")
+    if named == "/dev/zero" and where in ("observed", "instances"):  # refused before it is opened
+        one_line(capsys, code, "'file' '/dev/zero' leaves the scenario's directory")
+    else:
+        one_line(capsys, code, f"'{special}' is not a regular file ({kind})")
 
 
 # -- 3: deep nesting, huge integers ----------------------------------------------------------
