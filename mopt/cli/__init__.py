@@ -34,6 +34,7 @@ from mopt.core.errors import InputError, MoptError
 from mopt.core.family import families
 from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_raises
 from mopt.core.outputs import message as _message
+from mopt.core.outputs import release_locks
 
 __all__ = ["main", "program", "build_parser"]
 
@@ -112,7 +113,10 @@ def _main(argv: list[str] | None) -> int:
         return int(exc.code or 0)
     try:
         with sigterm_raises():  # SIGTERM (timeout, systemd, SLURM) cleans up like Ctrl-C
-            return args.func(args)
+            try:
+                return args.func(args)
+            finally:
+                release_locks()  # of --out directories a failed run did not write
     except (InputError, TypeError, ValueError, OSError, MoptError) as exc:
         if _interrupt(exc) is not None:
             return _stopped(_interrupt(exc), args)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from mopt.cli.options import count_option, method_options
-from mopt.core.interrupt import deferred_signals
 from mopt.core.outputs import check_journal, check_out, executor, progress
 from mopt.tables import format_table
 
@@ -72,7 +71,7 @@ def run(args) -> int:
         resolve_budgets,
         summary,
     )
-    from mopt.core.outputs import atomic_write
+    from mopt.core.outputs import write_set
     from mopt.core.problem import MAX_REPS, check_replications
     from mopt.core.random import resolve_seed
     from mopt.core.result import Result
@@ -91,7 +90,8 @@ def run(args) -> int:
     utility = None if args.utility is None else parse_utility(args.utility)
     scenario = load_scenario(args.scenario)
     seed = scenario.seed if args.seed is None else args.seed
-    out = check_out(f"mopt-{scenario.name}" if args.out is None else args.out, inputs=[scenario.path])
+    out = check_out(f"mopt-{scenario.name}" if args.out is None else args.out, inputs=[scenario.path],
+                    command="compare", journal=args.journal)
     check_journal(args.journal, out, "compare")
     problem = scenario.problem(seed=seed)
     budgets = resolve_budgets(args.budgets.split(","), problem, name="--budgets")
@@ -143,14 +143,15 @@ def run(args) -> int:
                           objectives=tuple(problem.objectives), evaluations=truth,
                           info={"family": scenario.family, "scenario": str(scenario.path)})
     curves = df[df["status"] == "ok"].groupby(["method", "budget"], as_index=False).mean(numeric_only=True)
-    with deferred_signals():  # the files are written whole, as a set
-        atomic_write(out / "compare.csv", lambda p: df.to_csv(p, index=False))
-        atomic_write(out / "summary.csv", lambda p: table.to_csv(p, index=False))
-        plot_progress(df, out / "progress.png", title=f"{scenario.name}: search methods under equal budgets",
-                      caption=caption)
-        write_report(truth_result, out / "report.html", family=scenario.family, scenario=scenario.path,
-                     progress=curves[["method", "budget", *SCORES]],
-                     title=f"{scenario.name}: search methods under equal budgets (the ground truth's front)")
-    written = [out / n for n in ("compare.csv", "summary.csv", "progress.png", "report.html")]
+    written = write_set(out, {  # the files are written whole, as a set (with manifest.json)
+        "compare.csv": lambda p: df.to_csv(p, index=False),
+        "summary.csv": lambda p: table.to_csv(p, index=False),
+        "progress.png": lambda p: plot_progress(df, p, title=f"{scenario.name}: search methods under equal "
+                                                "budgets", caption=caption),
+        "report.html": lambda p: write_report(
+            truth_result, p, family=scenario.family, scenario=scenario.path,
+            progress=curves[["method", "budget", *SCORES]],
+            title=f"{scenario.name}: search methods under equal budgets (the ground truth's front)"),
+    })[:4]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0

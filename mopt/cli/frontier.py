@@ -72,7 +72,8 @@ def run(args) -> int:
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(f"mopt-{scenario.name}" if args.out is None else args.out)
     if not to_stdout:
-        out = check_out(args.out if args.out is not None else out, inputs=[scenario.path])
+        out = check_out(args.out if args.out is not None else out, inputs=[scenario.path], command="frontier",
+                        journal=args.journal)
         check_journal(args.journal, out, "frontier")
     problem = scenario.problem(seed=seed)
     if budget is not None:  # a budget the method cannot run with: refused before anything is printed

@@ -71,7 +71,7 @@ def run(args) -> int:
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
     from mopt.cloud.simulate import MAX_PERIOD
     from mopt.core.errors import InputError, check_int, check_number
-    from mopt.core.outputs import atomic_write, check_out, executor
+    from mopt.core.outputs import check_out, executor, write_set
     from mopt.tables import format_table
     from mopt.workloads import load_jobs, trace_files
 
@@ -108,7 +108,7 @@ def run(args) -> int:
     # bad values fail before the trace is read
     TimeConstrainedSelection(len(policies), args.budget, args.ratio)
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
-    out = check_out(args.out, inputs=trace_files(args.trace))
+    out = check_out(args.out, inputs=trace_files(args.trace), command="portfolio")  # locked until written
     jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
     wide = int((jobs["n_procs"] > cloud["max_vms"]).sum())
     if wide:  # the library's remedy (drop_wide=True) has no flag here
@@ -137,12 +137,6 @@ def run(args) -> int:
         finally:
             if bar is not None:
                 bar.close()
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out / "portfolio.csv", lambda p: table.to_csv(p, index=False))
-    atomic_write(out / "selections.csv", lambda p: prun.log.to_csv(p, index=False))
-    plot_versus(table, prun, out / "portfolio.png",
-                title=f"{args.trace}: {len(jobs):,} jobs, {args.runtime} runtimes, "
-                      f"{args.selection} rule, Δ = {args.budget}, period {args.period}, seed {args.seed}")
     shown = table.assign(gain=100 * table["gain"]).rename(columns={"gain": "gain_%"})
     print(f"{args.trace}: {len(jobs):,} jobs; portfolio of {len(policies)} policies, "
           f"{args.selection} selection rule, Δ = {args.budget}, λ = {args.ratio}, "
@@ -156,8 +150,15 @@ def run(args) -> int:
           f"portfolio U = {u:.3f} ({100 * table.loc[best, 'gain']:+.1f} %), "
           f"{prun.summary['selections']:,} selections, "
           f"{prun.summary['online_simulations']:,} online simulations")
-    _report(out / "report.html", args, table, len(jobs))
-    print(f"wrote {out / 'portfolio.csv'}, {out / 'selections.csv'}, {out / 'portfolio.png'}, {out / 'report.html'}")
+    written = write_set(out, {  # one set, swapped in whole (with manifest.json)
+        "portfolio.csv": lambda p: table.to_csv(p, index=False),
+        "selections.csv": lambda p: prun.log.to_csv(p, index=False),
+        "portfolio.png": lambda p: plot_versus(
+            table, prun, p, title=f"{args.trace}: {len(jobs):,} jobs, {args.runtime} runtimes, "
+                                  f"{args.selection} rule, Δ = {args.budget}, period {args.period}, seed {args.seed}"),
+        "report.html": lambda p: _report(p, args, table, len(jobs)),
+    })
+    print(f"wrote {', '.join(str(p) for p in written[:4])}")
     return 0
 
 

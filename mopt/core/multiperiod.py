@@ -163,16 +163,15 @@ class MultiPeriodResult:
         return df
 
     def to_csv(self, directory: str | os.PathLike) -> Path:
-        """Write ``stages.csv`` and ``result.json`` (last, the manifest) into ``directory``, atomically."""
-        from mopt.core.outputs import atomic_write
+        """Write ``stages.csv`` and ``result.json`` (last, the manifest) into ``directory``, as one
+        set (:func:`mopt.core.outputs.replace_files`: a failure leaves the old set as it was)."""
+        from mopt.core.outputs import replace_files
 
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "result.json").unlink(missing_ok=True)  # no manifest while the set is incomplete
-        atomic_write(d / "stages.csv", lambda p: self.stages.to_csv(p, index=False))
         meta = {"kind": "multi-period", "method": self.method, "seed": self.seed, "scenario": self.scenario,
                 "n_evals": self.n_evals, "throughput": self.throughput}
-        atomic_write(d / "result.json", lambda p: Path(p).write_text(json.dumps(meta, indent=2)))
+        replace_files(d, {"stages.csv": lambda p: self.stages.to_csv(p, index=False)},
+                      manifest=("result.json", lambda _files: json.dumps(meta, indent=2)))
         return d
 
     @classmethod

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import os
@@ -200,31 +199,37 @@ class Result:
     def to_csv(self, directory: str | os.PathLike, *, files: Sequence[str] = ()) -> Path:
         """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory``.
 
-        Each file is written atomically, and ``result.json`` comes last (the manifest of the set):
-        it lists the sha256 of the others and of ``files`` (more files of the same set, already
-        written in ``directory``).  The old ``result.json`` is removed first: while the set is
-        incomplete there is none, and :meth:`read_csv` refuses the directory instead of reading a
-        mix of old and new files.
+        ``result.json`` is the manifest of the set: it lists the sha256 of the others and of
+        ``files`` (more files of the same set, already written in ``directory``).  Every file is
+        written into a private folder inside ``directory`` first, so any failure (a full disk,
+        Ctrl-C) leaves the old set as it was; then the old ``result.json`` is removed, the files renamed into place and the
+        new ``result.json`` renamed last (:func:`mopt.core.outputs.replace_files`): :meth:`read_csv`
+        never reads a mix of old and new files.  (The command line writes a whole new directory and
+        swaps it in instead: :func:`mopt.core.outputs.write_set`.)
         """
+        from mopt.core.outputs import replace_files
+
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        (d / _META).unlink(missing_ok=True)  # until the new manifest is written, no result here
-        atomic_write(d / "evaluations.csv", lambda p: self.evaluations.to_csv(p, index=False))
-        atomic_write(d / "front.csv", lambda p: self.front.to_csv(p, index=False))
-        meta = {
-            "method": self.method,
-            "seed": self.seed,
-            "n_evals": self.n_evals,
-            "objectives": list(self.objectives),
-            "info": self.info,
-            "files": {name: _sha256(d / name) for name in ("evaluations.csv", "front.csv", *files)},
-        }
-        atomic_write(d / _META, lambda p: Path(p).write_text(json.dumps(meta, indent=2, default=str)))
+        replace_files(d, self._writers(), manifest=(_META, self._manifest_text), keep=files)
         return d
+
+    def _writers(self) -> dict:
+        """The writers of ``evaluations.csv`` and ``front.csv`` (name -> writer of a path)."""
+        return {"evaluations.csv": lambda p: self.evaluations.to_csv(p, index=False),
+                "front.csv": lambda p: self.front.to_csv(p, index=False)}
+
+    def _manifest_text(self, files: dict) -> str:
+        """``result.json``: the result's fields and ``files``, the sha256 of each file of the set."""
+        meta = {"method": self.method, "seed": self.seed, "n_evals": self.n_evals,
+                "objectives": list(self.objectives), "info": self.info, "files": dict(files)}
+        return json.dumps(meta, indent=2, default=str)
 
     @classmethod
     def read_csv(cls, directory: str | os.PathLike) -> Result:
         """Read a result written by :meth:`to_csv`.
+
+        A directory replaced while it is read (a run writing a new set into it: the new directory
+        is swapped in) is read again, so the files read are always of one set.
 
         Raises
         ------
@@ -232,6 +237,20 @@ class Result:
             A file is missing or malformed; the message names the file and the field or column.
         """
         d = Path(directory)
+        for attempt in range(5):
+            before = _identity(d)
+            try:
+                result = cls._read(d)
+            except (InputError, OSError):
+                if attempt < 4 and _identity(d) != before:
+                    continue
+                raise
+            if _identity(d) == before or attempt == 4:
+                return result
+        raise AssertionError("unreachable")
+
+    @classmethod
+    def _read(cls, d: Path) -> Result:
         for name in ("evaluations.csv", _META):
             if not os.path.lexists(d / name):
                 raise InputError(f"'{d}' is not a mopt result directory: {name} is missing.")
@@ -408,12 +427,13 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
             raise InputError(f"{where}: column {name!r} must be numeric; got {_py(col.iloc[k])!r} at line {k + 2}.")
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def _identity(d: Path):
+    """Which directory ``d`` is now (device and inode; None while it is absent)."""
+    try:
+        st = os.stat(d)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _same_info(a: dict, b: dict) -> bool:

@@ -63,7 +63,7 @@ def run(args) -> int:
     from mopt.plot import plot_frontier, save_figure
 
     seed = 1 if args.seed is None else args.seed
-    out = check_out(args.out)
+    out = check_out(args.out, command="demo", journal=args.journal)
     check_journal(args.journal, out, "demo")
     env = reference_environment(0.1)
     problem = NTDMrProblem(env, n_reps=10, seed=seed)

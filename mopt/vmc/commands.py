@@ -93,7 +93,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from mopt.core.errors import check_int, check_number
-    from mopt.core.outputs import atomic_write, check_out, executor
+    from mopt.core.outputs import check_out, executor, write_set
     from mopt.core.space import ENUMERATION_LIMIT
     from mopt.plot import save_figure
     from mopt.solvers.evolutionary_oo import MULTI_PERIOD_METHODS
@@ -128,7 +128,7 @@ def run(args) -> int:
     if args.information not in INFORMATION:
         raise InputError(f"'--information' must be one of {list(INFORMATION)}; got {args.information!r}.")
     first = 1 if args.seed is None else args.seed
-    out = check_out(args.out)  # before anything is simulated
+    out = check_out(args.out, command="vmc")  # before anything is simulated; locked until written
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
     total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
     frames = []
@@ -155,16 +155,17 @@ def run(args) -> int:
 
     summary = (runs.groupby(["scenario", "theta", "workload", "method"], sort=False)["throughput"]
                .agg(mean="mean", ci95=interval, seeds="count").reset_index())
-    atomic_write(out / "vmc_runs.csv", lambda p: runs.to_csv(p, index=False))
-    atomic_write(out / "vmc_summary.csv", lambda p: summary.to_csv(p, index=False))
-    figure = out / "vmc_throughput.png"
-    save_figure(throughput_figure(summary), figure, dpi=120)
     print(f"mean throughput (tasks per busy second) ± 95% interval over {n_seeds} seed{'s' * (n_seeds > 1)}; "
           f"σ/μ {cv:g}, noise {args.noise}, information {args.information}; '-': not run in that "
           "scenario")
     print(summary_table(summary).to_string())
-    _report(out / "report.html", args, summary, n_seeds, cv)
-    print(f"wrote {out / 'vmc_runs.csv'}, {out / 'vmc_summary.csv'}, {figure}, {out / 'report.html'}")
+    written = write_set(out, {  # one set, swapped in whole (with manifest.json)
+        "vmc_runs.csv": lambda p: runs.to_csv(p, index=False),
+        "vmc_summary.csv": lambda p: summary.to_csv(p, index=False),
+        "vmc_throughput.png": lambda p: save_figure(throughput_figure(summary), p, dpi=120),
+        "report.html": lambda p: _report(p, args, summary, n_seeds, cv),
+    })
+    print(f"wrote {', '.join(str(p) for p in written[:4])}")
     return 0
 
 

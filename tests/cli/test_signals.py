@@ -20,6 +20,8 @@ not the compiler.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -113,6 +115,9 @@ def stop(command: str, sig, tmp_path: Path, cpu: float):
     out.mkdir()
     for name in files:
         (out / name).write_bytes(f"an earlier run's {name}\n".encode())
+    # a mopt set (its manifest lists its files): a directory of files that are not is refused
+    (out / "manifest.json").write_text(json.dumps({"mopt": "earlier", "files": {
+        name: hashlib.sha256(f"an earlier run's {name}\n".encode()).hexdigest() for name in files}}))
     proc = subprocess.Popen([sys.executable, "-m", "mopt", *(a.format(out=out) for a in args)], env=ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=default_sigint)
