@@ -226,7 +226,25 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
                         f"got {type(scenario).__name__}.")
     if scenario.family != family or scenario.path != path:
         scenario = replace(scenario, family=family, path=path)
+    if scenario.options:
+        _check_options(scenario)
     return scenario
+
+
+def _check_options(scenario: Scenario) -> None:
+    """``[run] options`` checked against the scenario's problem now (a value of the wrong kind, e.g.
+    ``n0 = "abc"``), naming the file, ``[run]`` and ``options.KEY``, rather than when the run starts."""
+    from mopt.solvers import METHODS
+
+    try:
+        METHODS[scenario.method](**scenario.options).min_budget(scenario.problem())
+    except (InputError, TypeError, ValueError) as exc:
+        text = str(exc)
+        for key in scenario.options:
+            if text.startswith(f"'{key}'"):
+                text = f"'options.{key}'" + text[len(key) + 2:]
+                break
+        raise InputError(f"{scenario.path}: [run] {text}") from None
 
 
 def read_toml(path: Path) -> dict:

@@ -132,6 +132,8 @@ def test_files_in_mopt_data_dir_may_be_named_by_any_path(place, monkeypatch):
     ('method = "exhaustive"\n', 'method = "ocba"\noptions = { n0 = { a = 1 } }\n', "run", "'options.n0'"),
     ('method = "exhaustive"\n', 'method = "ocba"\noptions = { delta = [1, { a = 1 }] }\n', "run",
      "'options.delta'"),
+    ('method = "exhaustive"\n', 'method = "ocba"\noptions = { n0 = "abc" }\n', "run", "'options.n0'"),
+    ('method = "exhaustive"\n', 'method = "ocba"\noptions = { sample = 0 }\n', "run", "'options.sample'"),
 ])
 def test_each_bad_scenario_value_is_one_line_naming_file_section_and_key(place, capsys, old, new, section, key):
     home, _ = place
