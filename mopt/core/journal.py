@@ -108,7 +108,10 @@ class Journal:
         format) before anything writes to it (WAL mode rewrites the file's header): a foreign
         database is refused with its bytes unchanged.  A file with no schema at all (a journal whose
         creation was interrupted) passes, unless it carries another application's id or version."""
-        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+        # without a -wal beside it the file holds everything: read it as immutable (SQLite creates no
+        # -wal/-shm beside a stranger's file); with one, read-only (the WAL's commits included)
+        wal = os.path.lexists(f"{self.path}-wal")
+        uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + ("?mode=ro" if wal else "?mode=ro&immutable=1")
         db = sqlite3.connect(uri, uri=True, isolation_level=None)
         try:
             objects = {(r[0], r[1]) for r in db.execute("SELECT type, name FROM sqlite_master")}

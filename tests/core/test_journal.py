@@ -270,12 +270,14 @@ def _sha256(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("kind", ["table", "view", "app_id", "format"])
+@pytest.mark.parametrize("kind", ["table", "view", "app_id", "format", "wal"])
 def test_a_foreign_sqlite_file_is_refused_with_its_bytes_unchanged(tmp_path, kind):
     """Issue 34, item 4: recognised read-only first; WAL is set only on a mopt journal."""
     path = tmp_path / "notes.sqlite"
     db = sqlite3.connect(path)
-    if kind == "table":
+    if kind in ("table", "wal"):
+        if kind == "wal":  # a stranger's WAL database: no -wal / -shm may appear beside it either
+            db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE notes (x)")
         db.execute("INSERT INTO notes VALUES (1)")
     elif kind == "view":  # mopt's two tables, plus an object of someone else's
