@@ -49,7 +49,25 @@ def run(args) -> int:
             text = read_text(Path(scenario), "scenario file")
         except (InputError, OSError):
             text = None  # the run table still names it
+        if text is not None and not _is_scenario(text, family):  # a path a stranger's result.json names:
+            text = None  # not copied into the page unless it is a scenario file of the result's family
     write_report(result, out, family=family, scenario=text, chosen=choose(result, utilities),
                  title=f"mopt result: {directory}")
     print(out)
     return 0
+
+
+def _is_scenario(text: str, family) -> bool:
+    """Whether ``text`` is a TOML scenario of ``family``: its sections all the family's (or ``[run]``)."""
+    import tomllib
+
+    from mopt.scenario import DEFAULT_FAMILY
+
+    try:
+        doc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return False
+    sections = set(family.scenario_keys()) if family is not None else set()
+    return (bool(sections) and doc.get("family", DEFAULT_FAMILY) == family.name
+            and all(isinstance(v, dict) for k, v in doc.items() if k != "family")
+            and set(doc) - {"family"} <= sections | {"run"})

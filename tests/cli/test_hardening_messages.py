@@ -169,3 +169,21 @@ def test_bad_uncertainty_in_result_json_is_one_line_naming_file_and_key(result_d
                           "result.json", f"'info.uncertainty.{key}'")
     with pytest.raises(mopt.InputError, match=rf"result\.json.*info\.uncertainty\.{key}"):
         mopt.Result.read_csv(d)
+
+
+def test_report_copies_only_a_scenario_file_of_the_results_family(result_dir, tmp_path, capsys, place):
+    """A stranger's result.json naming any file as its scenario: mopt report copies it into the page
+    only if it is a scenario of the result's family (never /etc/passwd, a key file, another TOML)."""
+    home, secret = place
+    other_toml = tmp_path / "credentials.toml"
+    other_toml.write_text('[default]\ntoken = "SECRET-TOKEN"\n')
+    for named, shown in ((secret, False), (other_toml, False), (EXAMPLES / "online.toml", True)):
+        d = tmp_path / f"res-{named.stem}"
+        shutil.copytree(result_dir, d)
+        meta = json.loads((d / "result.json").read_text())
+        meta["info"]["scenario"] = str(named)
+        (d / "result.json").write_text(json.dumps(meta))
+        assert run("report", d, "--out", d / "r.html") == 0, capsys.readouterr().err
+        page = (d / "r.html").read_text()
+        assert "SECRET" not in page
+        assert ("online_log.csv" in page) == shown
