@@ -280,9 +280,11 @@ def _partial(raw: bytes) -> bytes:
     return b"".join(parts)
 
 
-def check_lines(raw: bytes, what: str, name: str, *, first_line: int = 1) -> None:
+def check_lines(raw: bytes, what: str, name: str, *, first_line: int = 1, complete: bool = True) -> None:
     """Refuse a text whose longest line exceeds ``MOPT_MAX_LINE_BYTES`` (naming the line;
-    ``first_line``: the number of the first line of ``raw``, for a piece of a larger text).
+    ``first_line``: the number of the first line of ``raw``, for a piece of a larger text;
+    ``complete`` False: more of the text follows ``raw``, so a last line without an end is said
+    to be "at least" its length).
 
     Lines end at ``\\n`` or a lone ``\\r``.  The check streams: it holds nothing beyond ``raw``
     (the last line end of each window of ``MOPT_MAX_LINE_BYTES + 1`` bytes is found in C, and two
@@ -310,7 +312,8 @@ def check_lines(raw: bytes, what: str, name: str, *, first_line: int = 1) -> Non
     # the line's number: \n, and \r not followed by \n, before it
     lone_cr = raw.count(b"\r", 0, start) - raw.count(b"\r\n", 0, start)
     line = first_line + raw.count(b"\n", 0, start) + lone_cr
-    raise InputError(f"{name}, line {line}: the line is {length:,} bytes long; the limit is "
+    size = f"{length:,} bytes" if stop >= 0 or complete else f"at least {length:,} bytes"
+    raise InputError(f"{name}, line {line}: the line is {size} long; the limit is "
                      f"{cap:,} bytes (set {LIMITS['line_bytes'][0]} to raise it); is this the right "
                      f"{what}?")
 

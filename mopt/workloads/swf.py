@@ -270,7 +270,10 @@ def _blocks(name: str):
         raise InputError(f"{name!r} is a directory, not an SWF trace.")
     cap = limit("line_bytes")
     pending, line, first, cr = b"", 1, True, False
-    for piece in iter_bytes(name, "SWF trace", gunzip=True, chunk=_BLOCK):
+    pieces = iter_bytes(name, "SWF trace", gunzip=True, chunk=_BLOCK)
+    ahead = next(pieces, None)  # one piece ahead: whether a line without an end is the file's last
+    while ahead is not None:
+        piece, ahead = ahead, next(pieces, None)
         if first and len(pending) + len(piece) < 3:
             pending += piece
             continue
@@ -289,7 +292,7 @@ def _blocks(name: str):
         if not cut:
             pending += piece
             if len(pending) > cap:
-                check_lines(pending, "SWF trace", name, first_line=line)
+                check_lines(pending, "SWF trace", name, first_line=line, complete=ahead is None)
             continue
         block, pending = pending + piece[:cut], piece[cut:]
         del piece
