@@ -262,8 +262,9 @@ def method_options(items, *, per_method: bool = False) -> dict:
         try:
             check_option_value(name, parsed)  # nan, inf: refused here, naming the option
         except InputError:
-            raise InputError(f"'--option {key}' must be a finite number, an integer, true/false, none or "
-                             f"a word; got {value.strip()!r}.") from None
+            where = f"'options' for method '{method}': " if per_method else ""
+            raise InputError(f"'--option {key}': {where}option '{name}' must be a finite number, an "
+                             f"integer, true/false, none or a word; got {value.strip()!r}.") from None
         (out.setdefault(method, {}) if per_method else out)[name] = parsed
     return out
 

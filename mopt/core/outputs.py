@@ -395,9 +395,13 @@ def write_outputs(result, out: Path, figure, extra: dict | None = None) -> list[
 
 
 def _default_manifest(files: dict[str, str]) -> str:
-    from mopt import __version__
+    from importlib.metadata import PackageNotFoundError, version  # not ``import mopt``: no import circle
 
-    return json.dumps({"mopt": __version__, "files": files}, indent=2)
+    try:
+        release = version("mopt")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        release = "unknown"
+    return json.dumps({"mopt": release, "files": files}, indent=2)
 
 
 def write_set(out, writers: dict[str, Writer], *, manifest: tuple[str, Callable[[dict], str]] | None = None,

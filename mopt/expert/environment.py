@@ -24,6 +24,7 @@ MAX_T_UR = sys.float_info.max / 4
 #: bounds of ours on values no run can use: beyond them costs overflow (standard errors become
 #: inf) or the simulator's per-replication state (a few arrays of #ur entries) takes gigabytes
 MAX_UNRELIABLE = 10**6
+MAX_RELIABLE = 10 * MAX_UNRELIABLE  # ours: M_r^max up to 10 on the largest pool (a bound against overflow)
 MAX_TASKS = 10**6  # a bag of 10**6 tasks takes seconds per replication; 10**7 exceeds the instance cap
 MAX_TIME = 1e9  # s (about 32 years): t_ur, t_r
 MAX_CHARGING_PERIOD = 365 * 86400.0  # s (a year)
@@ -103,9 +104,9 @@ class Environment:
         check_number("c_ur", self.c_ur, low=0, high=MAX_RATE)
         check_number("c_r", self.c_r, low=0, high=MAX_RATE)
         check_number("mr_max", self.mr_max, low=0)
-        if self.mr_max * self.n_unreliable > MAX_UNRELIABLE:  # ⌈M_r^max·#ur⌉ reliable machines, each with state
-            raise InputError(f"'mr_max' must be at most {MAX_UNRELIABLE / self.n_unreliable:g} (at most "
-                             f"{MAX_UNRELIABLE:,} reliable machines over n_unreliable={self.n_unreliable}); "
+        if self.mr_max * self.n_unreliable > MAX_RELIABLE:  # ⌈M_r^max·#ur⌉ reliable machines, each with state
+            raise InputError(f"'mr_max' must be at most {MAX_RELIABLE / self.n_unreliable:g} (at most "
+                             f"{MAX_RELIABLE:,} reliable machines over n_unreliable={self.n_unreliable}); "
                              f"got {self.mr_max:g}.")
         check_number("charging_period_r", self.charging_period_r, low=0, high=MAX_CHARGING_PERIOD,
                      low_open=True)
