@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from concurrent.futures import Future, as_completed
@@ -320,12 +322,19 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     # Ctrl-C in a terminal reaches the whole process group: the workers ignore SIGINT (blocked
     # while they are spawned, so they inherit it, and ignored by their preload) and this process,
     # which handles it, shuts them down quietly; a Ctrl-C during the start is delivered after it
-    with _sigint_blocked(), dask.config.set({"distributed.worker.preload": ["mopt.core.interrupt"]}):
-        cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0", silence_logs=log_level or logging.ERROR,
-                               env={"NUMBA_NUM_THREADS": str(threads)})
-    with cluster, Client(cluster) as client:
-        yield client
+    # the workers' scratch space is a directory of this run's own, removed when the cluster closes
+    # (Dask's default, <tmp>/dask-scratch-space, was left behind after every run: issue #34)
+    scratch = tempfile.mkdtemp(prefix="mopt-dask-")
+    try:
+        with _sigint_blocked(), dask.config.set({"distributed.worker.preload": ["mopt.core.interrupt"],
+                                                 "temporary-directory": scratch}):
+            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=":0", silence_logs=log_level or logging.ERROR,
+                                   env={"NUMBA_NUM_THREADS": str(threads)}, local_directory=scratch)
+        with cluster, Client(cluster) as client:
+            yield client
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @contextmanager

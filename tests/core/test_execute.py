@@ -151,3 +151,21 @@ def test_call_pacer_grows_boundedly_and_follows_the_pace():
     assert pacer.size() == int(CALL_SECONDS / 0.05)
     pacer.record(5, 100.0)  # slower than CALL_SECONDS for one unit: one unit at a time
     assert pacer.size() == 1
+
+
+def test_a_local_dask_cluster_leaves_no_scratch_space(tmp_path):
+    """Issue #34: Dask's <tmp>/dask-scratch-space was left behind after every run; the workers'
+    scratch space is now the run's own directory, removed when the cluster closes."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import mopt\nfrom mopt.core.execute import local_cluster\n"
+            "with local_cluster(1) as client:\n"
+            "    r = mopt.solve(mopt.NormalProblem([[1, 2], [2, 1]], sd=0.1, n_reps=2), 'exhaustive', seed=1,"
+            " executor=client)\n"
+            "print(r.n_evals)\n")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "4", out.stderr[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
