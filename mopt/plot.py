@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogFormatter
 
 from mopt.core.moved import moved_names
-from mopt.core.outputs import atomic_write
+from mopt.core.set_writer import atomic_write
 
 __all__ = ["plot_frontier", "save_figure", "plain_log_ticks", "plain_number", "PlainLogFormatter", "method_label", "label_points",
            "objective_columns", "interval_errors", "P_NONDOMINATED", "p_nondominated_cmap"]

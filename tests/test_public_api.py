@@ -98,6 +98,7 @@ WITH_EXAMPLES = {
     "mopt.cli",
     "mopt.cli.options",
     "mopt.core.outputs",
+    "mopt.core.output_sets",
     "mopt.core.family",
     "mopt.tables",
     "mopt.workloads",

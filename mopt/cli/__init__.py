@@ -33,8 +33,8 @@ from mopt.cli.pipe import guarded_stdout
 from mopt.core.errors import InputError, MoptError
 from mopt.core.family import families
 from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_raises
+from mopt.core.output_sets import release_locks
 from mopt.core.outputs import message as _message
-from mopt.core.outputs import release_locks
 
 __all__ = ["main", "program", "build_parser"]
 

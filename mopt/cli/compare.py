@@ -71,10 +71,10 @@ def run(args) -> int:
         resolve_budgets,
         summary,
     )
-    from mopt.core.outputs import write_set
     from mopt.core.problem import MAX_REPS, check_replications
     from mopt.core.random import resolve_seed
     from mopt.core.result import Result
+    from mopt.core.set_writer import write_set
     from mopt.peers import is_peer
     from mopt.peers import versions as peer_versions
     from mopt.progress_plot import plot_progress

@@ -164,8 +164,8 @@ class MultiPeriodResult:
 
     def to_csv(self, directory: str | os.PathLike) -> Path:
         """Write ``stages.csv`` and ``result.json`` (last, the manifest) into ``directory``, as one
-        set (:func:`mopt.core.outputs.replace_files`: a failure leaves the old set as it was)."""
-        from mopt.core.outputs import replace_files
+        set (:func:`mopt.core.set_writer.replace_files`: a failure leaves the old set as it was)."""
+        from mopt.core.set_writer import replace_files
 
         d = Path(directory)
         meta = {"kind": "multi-period", "method": self.method, "seed": self.seed, "scenario": self.scenario,

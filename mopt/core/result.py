@@ -17,8 +17,8 @@ import pandas as pd
 from mopt.core.classes import class_table, representatives
 from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
-from mopt.core.outputs import atomic_write
 from mopt.core.pareto import pareto_mask
+from mopt.core.set_writer import atomic_write
 
 __all__ = ["Result", "atomic_write", "evaluations_frame", "sample_moments", "summarise"]
 
@@ -204,11 +204,11 @@ class Result:
         ``files`` (more files of the same set, already written in ``directory``).  Every file is
         written into a private folder inside ``directory`` first, so any failure (a full disk,
         Ctrl-C) leaves the old set as it was; then the old ``result.json`` is removed, the files renamed into place and the
-        new ``result.json`` renamed last (:func:`mopt.core.outputs.replace_files`): :meth:`read_csv`
+        new ``result.json`` renamed last (:func:`mopt.core.set_writer.replace_files`): :meth:`read_csv`
         never reads a mix of old and new files.  (The command line writes a whole new directory and
-        swaps it in instead: :func:`mopt.core.outputs.write_set`.)
+        swaps it in instead: :func:`mopt.core.set_writer.write_set`.)
         """
-        from mopt.core.outputs import replace_files
+        from mopt.core.set_writer import replace_files
 
         d = Path(directory)
         replace_files(d, self._writers(), manifest=(_META, self._manifest_text), keep=files)

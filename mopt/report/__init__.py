@@ -35,7 +35,7 @@ import os
 from pathlib import Path
 
 from mopt.core.classes import representatives
-from mopt.core.outputs import atomic_write
+from mopt.core.set_writer import atomic_write
 from mopt.report.assets import ERROR_CATCHER, PAGE_SCRIPT, STYLE
 from mopt.report.data import GL_THRESHOLD, page_data, uncertain_designs
 from mopt.report.tables import (

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mopt.core.outputs import atomic_write
+from mopt.core.set_writer import atomic_write
 from mopt.report.assets import ERROR_CATCHER, STYLE
 from mopt.report.data import plotly_text, script_json
 

@@ -241,7 +241,7 @@ def resolve_trace(name: str | os.PathLike, *, option: str = "trace", fetch_missi
     if path.is_file():
         return path
     if path.exists():
-        from mopt.core.outputs import _kind
+        from mopt.core.output_sets import _kind
 
         raise InputError(f"'{option}' {os.fspath(name)!r} is not a regular file ({_kind(path)}).")
     if os.environ.get("MOPT_DATA_DIR") and path.parent == Path("."):

@@ -20,7 +20,7 @@ import pytest
 
 from mopt import Result
 from mopt.cli import main
-from mopt.core import outputs
+from mopt.core import outputs, set_writer
 from tests.cli.test_outputs_never_clobber import _commands
 from tests.helpers import no_simulation
 
@@ -401,7 +401,7 @@ def test_without_the_exchange_two_renames_swap_the_set_and_a_killed_swap_is_undo
     an old set left aside by a run killed between the two renames is put back by the next run."""
     out = tmp_path / "run"
     outputs.write_set(out, {"a.csv": lambda p: Path(p).write_text("1\n")})
-    monkeypatch.setattr(outputs, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(set_writer, "_exchange", lambda a, b: False)
     outputs.write_set(out, {"a.csv": lambda p: Path(p).write_text("2\n")})
     assert (out / "a.csv").read_text() == "2\n" and sorted(os.listdir(tmp_path)) == ["run"]
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
