@@ -46,7 +46,7 @@ from mopt.core import interop
 from mopt.core.errors import InputError, check_int
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result
-from mopt.solvers.base import evaluations_of
+from mopt.solvers.finish import evaluations_of
 
 __all__ = ["PEERS", "DEFAULT_KS", "MAX_K", "is_peer", "parse_peer", "peer_names", "run_peer"]
 

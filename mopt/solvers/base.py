@@ -12,16 +12,14 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from mopt.core import interrupt
-from mopt.core.classes import class_ids
 from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
 from mopt.core.problem import MAX_REPS, check_replications, check_reps
 from mopt.core.random import resolve_seed
-from mopt.core.result import Result, evaluations_frame, sample_moments
-from mopt.core.uncertainty import uncertainty_columns
+from mopt.core.result import Result
+from mopt.solvers.finish import close_search, evaluations_of
 
 __all__ = ["Solver", "SearchState", "run", "requests", "resolve_utility", "progress_bar"]
 
@@ -376,31 +374,6 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
         evaluations=evaluations,
         info=info,
     )
-
-
-def close_search(runner, bar, journal) -> None:
-    """Release what a search held: its runner, its progress bar and (when it opened it) its journal."""
-    runner.close()
-    if bar is not None:
-        bar.close()
-    if journal is not None:
-        journal.close()
-
-
-def evaluations_of(problem, order, samples, entropy, *, uncertainty=True):
-    """``(evaluations, how_sure)``: the summary of designs ``order`` with replications ``samples``
-    and, unless ``uncertainty`` is False (then None), how sure (:mod:`mopt.core.uncertainty`, from
-    the replications, seeded by the run's seed ``entropy``)."""
-    order = np.asarray(order, dtype=np.int64)
-    means, ses, n = sample_moments(samples, problem.n_obj)
-    classes = class_ids(samples, order)  # equivalent designs (mopt.core.classes)
-    added = pd.DataFrame({"class": classes})
-    how_sure = None
-    if uncertainty:
-        columns, how_sure = uncertainty_columns(means, ses, n, order, problem.objectives, samples=samples,
-                                                rng=np.random.default_rng([entropy, 0x0CE7]), classes=classes)
-        added = pd.concat([added, columns], axis=1)
-    return evaluations_frame(problem.designs_frame(order), problem.objectives, means, ses, n, added), how_sure
 
 
 def _round(state, groups, runner, journal, bar, batch_size) -> int:

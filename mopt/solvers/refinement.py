@@ -26,10 +26,10 @@ from mopt.solvers.base import (
     _open_journal,
     _plan,
     _round,
-    close_search,
     progress_bar,
     requests,
 )
+from mopt.solvers.finish import close_search
 from mopt.solvers.mocba import mocba_allocation
 
 __all__ = ["refine"]
