@@ -52,6 +52,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from mopt.core.classes import class_ids
+
 __all__ = ["LEVEL", "RESAMPLES", "SCREEN_Z", "UNCERTAIN", "MIN_REPS", "intervals", "screen", "nondominated",
            "multiplier_resamples", "normal_resamples", "front_uncertainty", "annotate", "uncertainty_columns",
            "p_best", "replications_needed", "reliability"]
@@ -267,27 +269,18 @@ def _resampled_nondominated(means, ses, cand, samples, rng, resamples):
     return nondominated(mu)[:, columns]
 
 
-def _distinct(arrays: list) -> tuple[np.ndarray, np.ndarray]:
+def _distinct(arrays: list) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(first, column, stacked)``: the index of the first of each distinct array (equal shape
-    and values), in order of first appearance, each array's column (its distinct array's rank),
-    and the arrays as one (None unless they have one shape)."""
+    and values), in order of first appearance, each array's column (its class of equivalent
+    designs, :func:`mopt.core.classes.class_ids`: numbered in order of first appearance), and the
+    arrays as one (None unless they have one shape)."""
     if not arrays:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), None
     shapes = {a.shape if isinstance(a, np.ndarray) else np.shape(a) for a in arrays}
-    stacked = None
-    if len(shapes) == 1:  # one array of rows; a row's bytes as one value, compared by np.unique
-        stacked = np.ascontiguousarray(arrays, dtype=float)
-        rows = stacked.reshape(len(arrays), -1)
-        keys = rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    else:
-        seen: dict = {}
-        inverse = np.array([seen.setdefault((np.shape(a), np.ascontiguousarray(a, dtype=float).tobytes()),
-                                            len(seen)) for a in arrays])
-        first = np.array([list(inverse).index(c) for c in range(len(seen))])
-    rank = np.empty(len(first), dtype=np.int64)  # order the distinct arrays by first appearance
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return np.sort(first), rank[np.asarray(inverse).ravel()], stacked
+    stacked = np.ascontiguousarray(arrays, dtype=float) if len(shapes) == 1 else None
+    column = class_ids(arrays if stacked is None else stacked)
+    _, first = np.unique(column, return_index=True)  # classes 0, 1, ...: their first arrays, in order
+    return first, column, stacked
 
 
 def front_uncertainty(means, ses, design_ids, *, samples=None, rng=None, resamples=RESAMPLES,
