@@ -200,16 +200,11 @@ def _equivalent(designs: np.ndarray, state) -> tuple[np.ndarray, np.ndarray]:
     that never comes into play) form a class that moves together: ``(lead, members)``, the first
     design of each class (positions in ``designs``) and each design's class. Given different
     replication counts, they would part by noise alone and MOCBA would spend the budget on telling
-    them apart."""
-    seen: dict[bytes, int] = {}
-    lead, members = [], np.empty(len(designs), dtype=np.int64)
-    for k, d in enumerate(designs.tolist()):
-        key = np.ascontiguousarray(state.samples[int(d)]).tobytes()
-        if key not in seen:
-            seen[key] = len(lead)
-            lead.append(k)
-        members[k] = seen[key]
-    return designs[np.array(lead, dtype=np.int64)], members
+    them apart.  The classes are those of :func:`mopt.core.classes.class_ids` (numbered in the
+    order of their first design)."""
+    members = class_ids([state.samples[int(d)] for d in designs.tolist()])
+    _, lead = np.unique(members, return_index=True)
+    return designs[lead], members
 
 
 def _correlation(state, lead: np.ndarray) -> float:
