@@ -103,13 +103,18 @@ HOW_SURE_FORMATS = {"p_nondominated": "{:.2f}", "p_best": "{:.2f}", "runner_up":
 #: frequencies at any replication count from 3 to 100 (benchmarks/calibration.py, the how-sure guide)
 
 
-def front_rows(result) -> tuple[pd.DataFrame, list[str]]:
+#: ``status`` not given: :func:`front_rows` and :func:`how_sure` certify the result themselves
+_CERTIFY = object()
+
+
+def front_rows(result, *, status=_CERTIFY) -> tuple[pd.DataFrame, list[str]]:
     """``(front, extra)``: the front, one row per class of equivalent designs, and the columns to
     print after the objectives: ``certified`` (its status at 95 %, :meth:`Result.certified`, when
     the result has standard errors), then ``n_designs`` and ``varies`` (the parameters that vary
-    inside a class) when some class holds more than one design."""
+    inside a class) when some class holds more than one design.  ``status``: the result's
+    :func:`certified_status` when the caller has it (a printout certifies the result once)."""
     front, extra = result.front, []
-    status = certified_status(result)
+    status = certified_status(result) if status is _CERTIFY else status
     if status is not None and len(front):
         key = "class" if "class" in front.columns else "design"
         front = front.assign(certified=status.reindex(front[key].to_numpy()).to_numpy())
@@ -178,11 +183,12 @@ def front_heading(result, noun: str, front: pd.DataFrame) -> str:
             f"evaluated {noun}; a class: identical in every replication)")
 
 
-def how_sure(result, *, shown: int = 10) -> str:
+def how_sure(result, *, shown: int = 10, status=_CERTIFY) -> str:
     """How sure the front is, in a sentence: the certified sets (:meth:`Result.certified`, at
-    95 %), or "" for a result without standard errors. (The posterior probabilities
-    ``p_nondominated`` and ``p_correct_selection`` stay in the result's files: measured, they are
-    not calibrated frequencies, so they are not printed.)
+    95 %; ``status``: the result's :func:`certified_status` when the caller has it), or "" for a
+    result without standard errors. (The posterior probabilities ``p_nondominated`` and
+    ``p_correct_selection`` stay in the result's files: measured, they are not calibrated
+    frequencies, so they are not printed.)
 
     Examples
     --------
@@ -194,7 +200,7 @@ def how_sure(result, *, shown: int = 10) -> str:
     """
     import textwrap
 
-    status = certified_status(result)
+    status = certified_status(result) if status is _CERTIFY else status
     if status is None:
         return ""
     counts = status.value_counts()

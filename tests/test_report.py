@@ -298,3 +298,12 @@ def test_the_report_shows_the_certified_sets():
     section = render_report(result).split("<h2>Certified sets</h2>")[1].split("<h2>")[0]
     for name in ("efficient", "dominated", "undecided"):
         assert f"<b>{int(counts.get(name, 0))} {name}</b>" in section
+
+
+def test_the_report_certifies_the_result_once(monkeypatch):
+    # the front's column and the certified sets share one certification
+    result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [5, 1]], sd=0.3, n_reps=5), "exhaustive", seed=1)
+    calls = []
+    certified = mopt.Result.certified
+    monkeypatch.setattr(mopt.Result, "certified", lambda self, *a, **k: calls.append(a) or certified(self, *a, **k))
+    assert "<h2>Certified sets</h2>" in render_report(result) and len(calls) == 1

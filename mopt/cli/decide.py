@@ -50,8 +50,9 @@ def run(args) -> int:
     chosen = choose(result, utilities)
     heading = front_heading(result, "designs", result.front).removeprefix("Pareto frontier: ")
     print(f"{args.directory}: {heading} on the Pareto frontier (method {result.method}, seed {result.seed}).")
-    if how_sure(result):
-        print(how_sure(result))
+    certainty = how_sure(result)
+    if certainty:
+        print(certainty)
     sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
     print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *sure],
                        {"p_best": "{:.2f}", "runner_up": "count", **family.formats}))

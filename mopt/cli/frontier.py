@@ -14,6 +14,7 @@ from mopt.core.errors import InputError
 from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
 from mopt.tables import (
     HOW_SURE_FORMATS,
+    certified_status,
     choose,
     chosen_table,
     format_table,
@@ -111,7 +112,8 @@ def run(args) -> int:
         raise
     result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
                                                "family": scenario.family, **scenario.result_info(problem)})
-    front, extra = front_rows(result)
+    status = certified_status(result)  # certified once: the front's column and the how-sure line
+    front, extra = front_rows(result, status=status)
     legend = f" ({scenario.legend})" if scenario.legend else ""
     say(f"\n{front_heading(result, scenario.noun, front)}, {result.n_evals} replications{legend}")
     shown = front
@@ -123,8 +125,9 @@ def run(args) -> int:
     if len(shown) < len(front):
         say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
             f"{out / 'front.csv'})")
-    if how_sure(result):
-        say(how_sure(result))
+    sure = how_sure(result, status=status)
+    if sure:
+        say(sure)
     utilities = default_utilities(scenario.family, result.objectives)
     chosen = choose(result, utilities)
     if chosen:

@@ -17,6 +17,7 @@ from mopt.core.outputs import check_journal, check_out, executor, progress, writ
 from mopt.expert.family import FAMILY
 from mopt.tables import (
     HOW_SURE_FORMATS,
+    certified_status,
     choose,
     chosen_table,
     format_table,
@@ -84,12 +85,13 @@ def run(args) -> int:
                             progress=progress(args), n_reps=10)
     result = dataclasses.replace(result, info={**result.info, "scenario": "reference_environment(0.1)",
                                                "note": FS_NOTE})
-    front, extra = front_rows(result)
+    status = certified_status(result)  # certified once: the front's column and the how-sure line
+    front, extra = front_rows(result, status=status)
     columns = [*STRATEGY_COLUMNS, "makespan", "cost"]
     print(f"\n{front_heading(result, 'strategies', front)} (makespan = tail phase [s], cost [cent/task])")
     formats = {**HOW_SURE_FORMATS, **FAMILY.formats}
     print(format_table(front, [*columns, *extra], formats))
-    print(how_sure(result))
+    print(how_sure(result, status=status))
 
     u = mopt.utility
     utilities = {

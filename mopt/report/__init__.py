@@ -82,7 +82,8 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     interval = {"ci": f"{level:.0%} confidence intervals", "se": "mean ± 1.96 standard errors (≈95%)",
                 "": "no interval (one replication)"}[kind]
     uncertain_ids = uncertain_designs(result, ev.reset_index(drop=True))
-    front, _ = front_rows(result)  # one row per class of equivalent designs
+    status = certified_status(result)  # certified once: the front's column and the certified sets
+    front, _ = front_rows(result, status=status)  # one row per class of equivalent designs
     classes = representatives(ev)
     classes = classes.assign(varies=result.classes.set_index("class")["varies"].reindex(
         classes["class"].to_numpy()).fillna("").to_numpy()) if "class" in classes.columns else classes
@@ -112,7 +113,7 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
                   '<p class="note">Drag along an axis to select a range; the front is drawn in colour.</p>']
     if chosen:
         parts += ["<h2>Decisions</h2>", decisions_table(result, chosen, labels, formats)]
-    parts += _certified_section(result, classes, labels, formats)
+    parts += _certified_section(result, status, classes, labels, formats)
     parts += ["<h2>Uncertain designs</h2>",
               '<p class="note">Designs whose place on or off the front the replications do not settle '
               "(most uncertain first). P(non-dominated) is a posterior probability under a flat prior: "
@@ -134,10 +135,10 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     return "\n".join(parts) + "\n"
 
 
-def _certified_section(result, classes, labels, formats) -> list[str]:
-    """The certified sets (:meth:`Result.certified`, 95 %): how many classes are certified
-    efficient, dominated and undecided, and the efficient and undecided ones."""
-    status = certified_status(result)
+def _certified_section(result, status, classes, labels, formats) -> list[str]:
+    """The certified sets (:meth:`Result.certified`, 95 %; ``status``: their
+    :func:`~mopt.tables.certified_status`): how many classes are certified efficient, dominated
+    and undecided, and the efficient and undecided ones."""
     if status is None:
         return []
     key = "class" if "class" in classes.columns else "design"

@@ -56,6 +56,15 @@ def test_decide_several_utilities_and_none_fits(hand_made_result, capsys):
     assert "no evaluated design satisfies within_budget(cost <= 0.1, then=makespan)" in out
 
 
+def test_decide_certifies_the_result_once(hand_made_result, capsys, monkeypatch):
+    # the how-sure line is made once per printout
+    calls = []
+    certified = mopt.Result.certified
+    monkeypatch.setattr(mopt.Result, "certified", lambda self, *a, **k: calls.append(a) or certified(self, *a, **k))
+    assert main(["decide", str(hand_made_result)]) == 0
+    assert "How sure (certified at 95 %" in capsys.readouterr().out and len(calls) == 1
+
+
 @pytest.mark.parametrize(
     "spec, fragment",
     [
