@@ -90,11 +90,9 @@ def chosen_table(chosen: dict, columns: list[str], formats: dict | None = None) 
 
 
 def parameter_columns(result) -> list[str]:
-    """The decoded parameters of a result's ``evaluations`` (no design index, counts or statistics)."""
-    objectives = list(result.objectives)
-    hidden = {"design", "n_reps", "p_nondominated", "class", "n_designs", "varies", *objectives,
-              *(f"{o}{suffix}" for o in objectives for suffix in ("_se", "_lo", "_hi"))}
-    return [c for c in result.evaluations.columns if c not in hidden]
+    """The decoded parameters of a result's ``evaluations`` (no design index, counts or
+    statistics): :attr:`Result.parameters <mopt.core.result.Result.parameters>`."""
+    return result.parameters
 
 
 #: how the uncertainty columns print

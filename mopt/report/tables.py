@@ -49,11 +49,9 @@ def intervals(ev: pd.DataFrame, objectives) -> tuple[dict, str]:
 
 
 def parameters(result) -> list[str]:
-    """The decoded parameters of the evaluations (no index, statistics or uncertainty columns)."""
-    objectives = list(result.objectives)
-    hidden = {"design", "n_reps", "p_nondominated", "class", "n_designs", "varies", *objectives,
-              *(f"{o}{s}" for o in objectives for s in ("_se", "_lo", "_hi"))}
-    return [c for c in result.evaluations.columns if c not in hidden]
+    """The decoded parameters of the evaluations (no index, statistics or uncertainty columns):
+    :attr:`Result.parameters <mopt.core.result.Result.parameters>`."""
+    return result.parameters
 
 
 
