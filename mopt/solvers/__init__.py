@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mopt.core.errors import InputError
 from mopt.core.moved import moved_names
+from mopt.solvers.auto import Auto
 from mopt.solvers.base import Solver, run
 from mopt.solvers.blind_pick import BlindPick
 from mopt.solvers.evolutionary_oo import EOO, IOO, EooOcba
@@ -13,12 +14,14 @@ from mopt.solvers.nsga2 import NSGA2
 from mopt.solvers.ocba import OCBA, ocba_allocation
 from mopt.solvers.oo import OO
 from mopt.solvers.refinement import refine
+from mopt.solvers.screen import Screen
 
 __all__ = ["METHODS", "solve", "refine", "Solver", "ocba_allocation"]
 
 #: method name -> Solver class
-METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA, NSGA2)}
-METHODS.update({cls.name: cls for cls in (IOO, EOO, EooOcba)})  # iOO/eOO: multi-period (mopt.solvers.evolutionary_oo)
+METHODS: dict[str, type[Solver]] = {cls.name: cls for cls in (Exhaustive, BlindPick, OO, OCBA, MOCBA, NSGA2, Screen)}
+METHODS.update({cls.name: cls for cls in (IOO, EOO, EooOcba)})
+METHODS[Auto.name] = Auto  # chooses among the others (mopt.solvers.auto)  # iOO/eOO: multi-period (mopt.solvers.evolutionary_oo)
 
 
 def solve(problem, method: str, *, budget=None, seed=None, executor=None, journal=None, progress=False,

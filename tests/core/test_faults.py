@@ -41,7 +41,8 @@ def _outputs(result, directory: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("method,options", [("ocba", {"budget": 4000, "delta": 100}),
-                                            ("nsga2", {"budget": 3000})])
+                                            ("nsga2", {"budget": 3000}), ("screen", {"budget": 3000}),
+                                            ("auto", {"budget": 300})])
 def test_outputs_are_byte_identical_in_process_on_processes_on_dask_and_resumed(tmp_path, method, options,
                                                                                  dask_client):
     problem = NTDMrProblem(reference_environment(0.1), n_reps=10)

@@ -51,7 +51,8 @@ def test_commit_and_lookup_round_trip_exactly(tmp_path):
 
 @pytest.mark.parametrize("method,options", [("exhaustive", {"n_reps": 4}), ("ocba", {"n0": 3, "delta": 5}),
                                             ("mocba", {"n0": 3}), ("nsga2", {"pop_size": 4}),
-                                            ("oo", {"s": 3}), ("blind_pick", {"alpha": 0.5})])
+                                            ("oo", {"s": 3}), ("blind_pick", {"alpha": 0.5}),
+                                            ("screen", {"breadth": 0.5}), ("auto", {})])
 def test_a_rerun_reads_everything_from_the_journal_and_matches(tmp_path, method, options):
     p = problem()
     budget = 60

@@ -111,6 +111,14 @@ BAD_OPTIONS = {
     ("nsga2", "n_reps0"): bad_count(1, REPS_MAX, none_ok=False),
     ("nsga2", "n_reps_max"): st.one_of(bad_count(2, REPS_MAX), st.just(1)),  # below n_reps0 = 2 too
     ("nsga2", "full_reps_at"): UNIT_BAD,
+    ("screen", "breadth"): UNIT_BAD,
+    ("screen", "guided"): st.one_of(st.floats(max_value=0.0, exclude_max=True, allow_infinity=False),
+                                    st.floats(1.0, 1e300), NON_FINITE, WRONG_TYPE, st.none()),
+    ("screen", "z"): st.one_of(st.floats(max_value=0.0, exclude_max=True), st.just(math.nan), WRONG_TYPE,
+                               st.none()),
+    ("screen", "prior"): st.one_of(st.floats(max_value=0.0, exclude_max=True, allow_infinity=False),
+                                   NON_FINITE, WRONG_TYPE, st.none()),
+    ("auto", "utility"): UTILITY_BAD,
     ("nsga2", "confirm_front"): st.one_of(
         st.integers(), FINITE, st.text(max_size=4), st.none(), st.just([True])
     ),
@@ -240,6 +248,11 @@ VALID_OPTIONS = {
     "mocba": st.fixed_dictionaries(
         {}, optional={"n0": st.integers(2, 4), "delta": st.integers(1, 20)}
     ),
+    "screen": st.fixed_dictionaries(
+        {}, optional={"breadth": st.floats(0.05, 1.0), "guided": st.floats(0.0, 0.95),
+                      "z": st.floats(0.0, 5.0), "prior": st.floats(0.0, 20.0)}
+    ),
+    "auto": st.fixed_dictionaries({}, optional={"utility": st.sampled_from(["time", "cost"])}),
     "nsga2": st.fixed_dictionaries(
         {},
         optional={

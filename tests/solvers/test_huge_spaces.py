@@ -92,6 +92,8 @@ def _peak(run):
     ("mocba", {"budget": 800}),                            # 800 // 20 = 40 designs
     ("ocba", {"budget": 1000, "n0": 4}),                   # 1000 // (2 x 4) = 125 designs
     ("nsga2", {"budget": 800, "pop_size": 20}),
+    ("screen", {"budget": 600}),                           # 480 looks, then elimination
+    ("auto", {"budget": 600}),                             # screen
 ])
 def test_sampling_methods_run_on_a_trillion_designs(grid, method, options):
     assert grid.n_designs == 10**12
@@ -142,6 +144,8 @@ def test_sampled_designs_cover_the_space_uniformly(grid):
     ("nsga2", {}, ["'budget' must be given for method 'nsga2' on a space of 1,000,000,000,000 designs"]),
     ("oo", {"alpha": 0.5, "sample": 10}, ["give 'alpha'", "or 'sample'", "not both"]),
     ("ocba", {"sample": 0, "budget": 100}, ["'sample' must be"]),
+    ("screen", {}, ["method 'screen' needs a 'budget' on a space of 1,000,000,000,000 designs"]),
+    ("auto", {}, ["method 'screen' needs a 'budget'"]),
 ])
 def test_methods_that_would_enumerate_refuse_by_name(grid, method, options, fragments):
     with pytest.raises(InputError) as info:

@@ -37,6 +37,8 @@ OPTIONS = {
     "ioo": {"n_rough": 2, "n_accurate": 4, "s": 3},
     "eoo": {"n_rough": 2, "n_accurate": 4, "s": 3},
     "eoo_ocba": {"n0": 2, "delta": 3},
+    "screen": {"breadth": 0.5},
+    "auto": {},
 }
 
 #: per method, an invalid option and the name the error must give
@@ -50,12 +52,15 @@ BAD_OPTIONS = {
     "ioo": ({"n_rough": 0}, "n_rough"),
     "eoo": ({"alpha": 2.0}, "alpha"),
     "eoo_ocba": ({"n0": 1}, "n0"),
+    "screen": ({"breadth": 1.5}, "breadth"),
+    "auto": ({"utility": "nope"}, "utility"),
 }
 
 
 def test_every_method_is_covered():
     assert set(METHODS) == set(OPTIONS) == set(BAD_OPTIONS)
-    assert set(METHODS) == {"exhaustive", "blind_pick", "oo", "ocba", "mocba", "nsga2", "ioo", "eoo", "eoo_ocba"}
+    assert set(METHODS) == {"exhaustive", "blind_pick", "oo", "ocba", "mocba", "nsga2", "ioo", "eoo", "eoo_ocba",
+                            "screen", "auto"}
 
 
 @pytest.mark.parametrize("method", sorted(OPTIONS))
