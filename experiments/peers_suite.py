@@ -7,12 +7,13 @@ Run from the repository root, in pieces (one instance and one budget each) that 
     python experiments/peers_suite.py join                # the table and the curves from the pieces
 
 The instances are :func:`mopt.suite`'s, scored against their stored references (every design's
-means at a high replication count).  Budgets are 5, 10, 25 and 50 % of exhaustive search's
+means at a high replication count).  Budgets are 2, 5, 10, 25 and 50 % of exhaustive search's
 (``n_designs × n_reps``); every method and peer runs ``--macroreps`` times (30 by default) with
 the macroreplication seeds of :func:`mopt.compare.compare` (seed ``SEED``: common random numbers
 across methods, budgets and pieces).  mopt's methods: exhaustive, OCBA and MOCBA (``n0 = 2``; when
 the budget cannot pay for two replications of every design, a uniform sample of ``budget // 4``
-designs, ours), ordinal optimisation and NSGA-II, each with its defaults otherwise; a method that
+designs, ours), ordinal optimisation, NSGA-II, screen and ``auto`` (issue #35; given the
+instance's primary utility, as every method with a ``utility`` option), each with its defaults otherwise; a method that
 cannot run with a budget is recorded as "budget too small".  Peers: random search, pymoo's
 NSGA-II and Optuna's TPE and NSGA-II samplers on means of k = 1, 5, 10 replications
 (:mod:`mopt.peers`), run with their libraries' defaults.
@@ -43,8 +44,8 @@ from mopt.compare import compare, resolve_budgets  # noqa: E402
 from mopt.peers import peer_names  # noqa: E402
 
 SEED = 2525
-BUDGETS = ("5%", "10%", "25%", "50%")
-MOPT_METHODS = ("exhaustive", "ocba", "mocba", "oo", "nsga2")
+BUDGETS = ("2%", "5%", "10%", "25%", "50%")
+MOPT_METHODS = ("exhaustive", "ocba", "mocba", "oo", "nsga2", "screen", "auto")
 PEERS = tuple(peer_names())
 #: the utility of each instance's P(correct selection) and regret (one of its three utilities)
 PRIMARY = {"expert": "min makespan x cost", "vmc": "min clear_time x vms", "koala": "min slowdown_long",
@@ -66,7 +67,9 @@ def options(problem, budget: int, methods) -> dict:
 
 #: the pieces of ``all``, in order: Optuna's TPE on single replications (its cost per trial grows
 #: with the trials: most of the run's time) last, on its own
-GROUPS = {"main": [m for m in (*MOPT_METHODS, *PEERS) if m != "optuna-tpe:1"], "tpe1": ["optuna-tpe:1"]}
+#: ``screen`` and ``auto`` (issue #35) run as a piece of their own, joined with the others
+GROUPS = {"main": [m for m in (*MOPT_METHODS, *PEERS) if m not in ("optuna-tpe:1", "screen", "auto")],
+          "tpe1": ["optuna-tpe:1"], "screen": ["screen", "auto"]}
 
 
 def piece_path(runs: Path, name: str, budget: str, group: str) -> Path:
@@ -104,6 +107,23 @@ def run_piece(name: str, budget: str, *, group: str = "main", macroreps: int = 3
     return df
 
 
+def auto_choices() -> dict:
+    """(instance, budget %) -> what ``method="auto"`` chooses there (:func:`mopt.solvers.auto.choose`)."""
+    from mopt.solvers.auto import choose
+
+    out = {}
+    for name, inst in mopt.suite().items():
+        if name not in PRIMARY:
+            continue
+        prob = inst.problem
+        for budget in BUDGETS:
+            (replications,) = resolve_budgets([budget], prob)
+            method, opts, _ = choose(prob.n_designs, prob.n_obj, replications, utility="primary")
+            shown = ", ".join(f"{k}={v}" for k, v in opts.items() if k != "utility")
+            out[(name, float(budget.rstrip("%")))] = method + (f" ({shown})" if shown else "")
+    return out
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -133,9 +153,9 @@ def main(argv=None) -> None:
                     if not piece_path(args.runs, name, budget, group).exists():
                         run_piece(name, budget, group=group, macroreps=args.macroreps, methods=methods,
                                   runs=args.runs)
-        write_report(args.runs, FIGURES, PRIMARY)
+        write_report(args.runs, FIGURES, PRIMARY, auto_choices())
     else:
-        write_report(args.runs, FIGURES, PRIMARY)
+        write_report(args.runs, FIGURES, PRIMARY, auto_choices())
 
 
 if __name__ == "__main__":

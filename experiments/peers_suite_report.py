@@ -108,6 +108,42 @@ def verdicts(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: the methods of mopt before issue #35 (``auto`` at >= 25 % must not fall below the best of them)
+EARLIER = ("exhaustive", "ocba", "mocba", "oo", "nsga2")
+
+
+def auto_verdict(table: pd.DataFrame, choices: dict | None = None) -> pd.DataFrame:
+    """Per instance × budget, ``auto`` against the peers (issue #35's goal): its HV ratio and
+    P(CS), the best peer's, the peers whose interval lies entirely above auto's, whether its mean
+    HV is at least every peer's, and (from 25 %) whether an earlier mopt method's interval lies
+    entirely above it; ``choices`` (instance, budget % -> what auto chose) adds that column."""
+    rows = []
+    for (inst, pct), g in table.groupby(["instance", "budget_pct"], sort=False):
+        ran = g[g["runs"] > 0].set_index("method")
+        if "auto" not in ran.index:
+            continue
+        a, peers = ran.loc["auto"], ran[ran["peer"]]
+        row = {"instance": inst, "budget %": f"{pct:g}"}
+        if choices:
+            row["auto chose"] = choices.get((inst, pct), "")
+        row["auto HV"] = _pm(a, "hv")
+        best = peers["hv"].idxmax() if len(peers) else None
+        row["best peer HV"] = f"{best} {_pm(peers.loc[best], 'hv')}" if best else ""
+        row["mean HV >= every peer's"] = "yes" if best is None or a["hv"] >= peers["hv"].max() else "no"
+        for score, label in (("hv", "HV"), ("pcs", "P(CS)")):
+            above = peers[peers[f"{score}_lo"] > a[f"{score}_hi"]].index
+            row[f"peers above, {label}"] = ", ".join(above) or "none"
+        row["auto P(CS)"] = _pm(a, "pcs")
+        if pct >= 25:
+            earlier = ran[ran.index.isin(EARLIER)]
+            above = [m for m in earlier.index for sc in ("hv", "pcs") if earlier.loc[m, f"{sc}_lo"] > a[f"{sc}_hi"]]
+            row["earlier methods above"] = ", ".join(dict.fromkeys(above)) or "none"
+        else:
+            row["earlier methods above"] = ""
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def best_of_each(table: pd.DataFrame) -> pd.DataFrame:
     """Per instance × budget: the best mopt method and the best peer on each score (highest hv and
     pcs, lowest regret), each as ``method mean [95 % interval]``."""
@@ -181,7 +217,7 @@ def curves(df: pd.DataFrame, table: pd.DataFrame, inst: str, path: Path, caption
     plt.close(fig)
 
 
-def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
+def write_report(runs: Path, figures: Path, primary: dict, choices: dict | None = None) -> pd.DataFrame:
     """Join the pieces in ``runs`` (every run's row stays there: they are the data) and write
     peers_suite.md and the curves."""
     pieces = sorted(Path(runs).glob("*.csv"))
@@ -205,6 +241,13 @@ def write_report(runs: Path, figures: Path, primary: dict) -> pd.DataFrame:
     lines += ["## Best of each side", "", "The best mopt method and the best peer on each score "
               "(ties: the first in the order exhaustive, ocba, mocba, oo, nsga2, then the peers).", "",
               markdown_table(best_of_each(table)), ""]
+    auto = auto_verdict(table, choices)
+    if len(auto):
+        lines += ["## `auto` against the peers (issue #35)", "",
+                  "Its HV ratio and P(CS) with their 95 % intervals; the peers whose interval lies entirely "
+                  "above auto's (the goal: none); whether auto's mean HV is at least every peer's (the goal at "
+                  "5 and 10 %); from 25 %, mopt's earlier methods whose interval lies entirely above auto's on "
+                  "HV or P(CS) (the goal: none).", "", markdown_table(auto), ""]
     lines += ["## Verdict at budgets ≥ 10 %", "",
               "mopt's best method per score, and the peers whose 95 % interval it does not clear "
               "(\"none\": it beats every peer with non-overlapping intervals); peers above: peers whose "

@@ -58,8 +58,9 @@ def test_the_ci_slice_runs_in_under_two_minutes_and_joins(tmp_path):
     seconds = time.perf_counter() - start
     assert seconds < 120, f"the CI slice took {seconds:.0f} s"
     methods = [*suite.MOPT_METHODS, *suite.PEERS]
-    assert len(suite.PEERS) == 12 and df["method"].unique().tolist() == [m for m in methods if m != "optuna-tpe:1"]
-    assert len(df) == 3 * (len(methods) - 1)
+    main = [m for m in methods if m not in ("optuna-tpe:1", "screen", "auto")]  # those two: their own piece
+    assert len(suite.PEERS) == 12 and df["method"].unique().tolist() == main == suite.GROUPS["main"]
+    assert len(df) == 3 * len(main)
     assert (df["budget"] == 289).all()          # 10 % of 289 strategies x 10 replications
     ok = df[df["status"] == "ok"]
     assert (ok["n_evals"] <= 289).all() and ok["hv_ratio"].between(0, 1).all() and ok["pcs"].isin([0, 1]).all()
@@ -67,11 +68,12 @@ def test_the_ci_slice_runs_in_under_two_minutes_and_joins(tmp_path):
     assert (ex["status"] == "ok").all() and (ex["n_evals"] == 289).all()
     # too small at 10 %: MOCBA and OCBA run on a sample (ours), so nothing is; NSGA-II runs
     assert set(df[df["status"] != "ok"]["method"]) == set()
-    assert df["versions"].str.startswith("mopt ").sum() == 3 * len(suite.MOPT_METHODS)
+    assert df["versions"].str.startswith("mopt ").sum() == 3 * (len(suite.MOPT_METHODS) - 2)
     assert df[df["method"] == "optuna-nsga2:5"]["versions"].str.contains("optuna ").all()
     assert {"regret[min makespan]", "regret[min cost]", "regret[min makespan x cost]"} <= set(df.columns)
     # the TPE group is its own piece; then the join
     suite.run_piece("expert", "10%", group="tpe1", macroreps=3, runs=tmp_path / "runs")
+    suite.run_piece("expert", "10%", group="screen", macroreps=3, runs=tmp_path / "runs")
     figures = tmp_path / "figures"
     figures.mkdir()
     table = _module("peers_suite_report").write_report(tmp_path / "runs", figures, suite.PRIMARY)

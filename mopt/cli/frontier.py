@@ -95,6 +95,13 @@ def run(args) -> int:
         + (f", budget {budget}" if budget is not None else "") + ".")
     for line in scenario.intro(problem):
         say(line)
+    if method == "auto":
+        from mopt.solvers.auto import choose as choose_method
+
+        chosen, chosen_options, why = choose_method(problem.n_designs, problem.n_obj, budget,
+                                             utility=options.get("utility"))
+        shown = ", ".join(f"{k}={v}" for k, v in chosen_options.items() if k != "utility")
+        say(f"auto chose {chosen}{f' ({shown})' if shown else ''}: {why}.")
     try:
         with executor(args) as client:
             # the problem carries the scenario's n_reps (every method's default)
@@ -171,6 +178,10 @@ def replication_plan(method: str, options: dict, n_reps: int) -> str:
     from mopt.solvers import METHODS
 
     o = {**METHODS[method].defaults, **options}
+    if method == "screen":
+        return "one replication on as many strategies as the budget allows, then elimination"
+    if method == "auto":
+        return "the method chosen from the budget (below)"
     if "n_rough" in o:
         return f"{o['n_rough']} replications each, {o['n_accurate'] or n_reps} for the selected"
     if "n0" in o:

@@ -3,14 +3,17 @@ number of objectives, by a rule measured on the peers suite (``figures/peers_sui
 
 The rule (:func:`choose`; the measurements behind it are on the docs' methods page):
 
-* several objectives, any budget: ``screen`` — one replication on as many designs as the budget
-  allows, then elimination on common replications (:mod:`mopt.solvers.screen`); on every instance
-  of the suite and every budget from 2 % to 50 % of exhaustive search's, its hypervolume ratio was
-  the best of mopt's methods and of the peers;
 * one objective and at least two replications per design: ``ocba`` with ``n0 = 2`` (Chen & Lee's
   allocation selects the best of many designs with the fewest replications once every design can
   be seen twice);
-* one objective below that: ``screen``.
+* three or more objectives and at least one replication per design: a large share of the designs
+  is non-dominated (38 % of the KOALA-C instance's after one look), so one look eliminates nothing
+  and breadth stops paying: ``ocba`` with ``n0 = 2`` from two replications per design (its
+  utility, when one is given, is what P(correct selection) is scored on), ``mocba`` with
+  ``n0 = 2`` on a sample of ``budget // 4`` designs between one and two;
+* otherwise — two objectives at any budget, or any number below one replication per design, or a
+  space too large to enumerate — ``screen``: one replication on as many designs as the budget
+  allows, then elimination on common replications (:mod:`mopt.solvers.screen`).
 
 ``Result.info["auto"]`` records the choice: ``method``, ``options`` and ``why``.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from mopt.core.space import ENUMERATION_LIMIT
 from mopt.solvers.base import SearchState, Solver, resolve_utility
+from mopt.solvers.mocba import MOCBA
 from mopt.solvers.ocba import OCBA
 from mopt.solvers.screen import Screen
 
@@ -27,17 +31,23 @@ __all__ = ["Auto", "choose"]
 
 def choose(n_designs: int, n_obj: int, budget: int | None, *, utility=None) -> tuple[str, dict, str]:
     """(method, options, why) for a problem of ``n_designs`` designs and ``n_obj`` objectives and
-    ``budget`` replications (None: the method's default)."""
+    ``budget`` replications (None: the method's default, exhaustive search's)."""
     per = None if budget is None else budget / n_designs
-    if n_obj == 1 and n_designs <= ENUMERATION_LIMIT and (per is None or per >= 2):
-        options = {"n0": 2} if utility is None else {"n0": 2, "utility": utility}
-        return "ocba", options, ("one objective and at least two replications per design "
-                                 f"({'the default budget' if per is None else f'{per:.3g} per design'}): "
-                                 "OCBA selects the best with n0 = 2")
-    options = {} if utility is None else {"utility": utility}
+    said = "the default budget" if per is None else f"{per:.3g} replications per design"
+    util = {} if utility is None else {"utility": utility}
+    enumerable = n_designs <= ENUMERATION_LIMIT
+    if enumerable and n_obj == 1 and (per is None or per >= 2):
+        return "ocba", {"n0": 2, **util}, f"one objective, {said}: OCBA selects the best with n0 = 2"
+    if enumerable and n_obj >= 3 and (per is None or per >= 1):
+        if per is None or per >= 2:
+            return "ocba", {"n0": 2, **util}, (
+                f"{n_obj} objectives, {said}: many designs are non-dominated, so single looks cannot "
+                "eliminate; OCBA with n0 = 2 on every design")
+        return "mocba", {"n0": 2, "sample": max(2, int(budget) // 4)}, (
+            f"{n_obj} objectives, {said}: MOCBA with n0 = 2 on a sample of budget // 4 designs")
     seen = ("every design once, the rest by elimination" if per is None or per >= 1 / 0.8 else
-            f"{per:.3g} replications per design: one on as many designs as the budget allows")
-    return "screen", options, f"{n_obj} objective{'s' if n_obj > 1 else ''}, {seen} (screen)"
+            "one replication on as many designs as the budget allows")
+    return "screen", util, f"{n_obj} objective{'s' if n_obj > 1 else ''}, {said}: {seen}"
 
 
 class Auto(Solver):
@@ -53,14 +63,16 @@ class Auto(Solver):
         method, options, why = choose(problem.n_designs, problem.n_obj, budget, utility=self.options["utility"])
         self.choice = {"method": method, "options": {k: v for k, v in options.items() if k != "utility"},
                        "why": why}
-        self.inner = {"ocba": OCBA, "screen": Screen}[method](**options)
+        self.inner = {"ocba": OCBA, "mocba": MOCBA, "screen": Screen}[method](**options)
         return self.inner
 
     def _default_budget(self, problem) -> int:
         return self._pick(problem, None)._default_budget(problem)
 
     def min_budget(self, problem) -> int:
-        return self._pick(problem, None).min_budget(problem)
+        """1: below what the other choices need, ``choose`` picks screen, which runs with any budget."""
+        self._pick(problem, 1)
+        return self.inner.min_budget(problem)
 
     def check_budget(self, problem, budget: int) -> None:
         self._pick(problem, budget).check_budget(problem, budget)

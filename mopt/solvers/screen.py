@@ -7,31 +7,41 @@ once at twice as many designs covers the front better (breadth beats depth: impl
 against re-evaluation, Diaz & Handl 2015; the peers suite of ``figures/peers_suite.md``).  Screen
 therefore runs in two phases (the split and the rules are ours, after the works cited):
 
-1. **Breadth.** ``k = min(n_designs, ceil(breadth · budget))`` designs get one replication each.
-   When ``k`` is every design, they are every design.  Otherwise ``1 − guided`` of them are
-   space-filling — a Latin hypercube over the design parameters ``[xl, xu]`` mapped to the nearest
-   designs (:meth:`~mopt.StochasticProblem.repair`), topped up uniformly — and the rest are guided, in
+1. **Breadth.** ``k = min(n_designs, ceil(breadth · budget))`` designs get one replication each
+   (every design when the budget pays for one look at each and ``breadth`` is not given: on the
+   suite, seeing all once beat any subset at that budget).  When ``k`` is every design, they are
+   every design.  Otherwise ``1 − guided`` of them are
+   space-filling — a Latin hypercube over the design parameters ``[xl, xu]``, its points that are
+   designs kept and the rest drawn uniformly (mapping a point to its nearest design would favour
+   the designs at the edges of a constrained space) — and the rest are guided, in
    four rounds, by a model of the parameters as simple as it gets: the unseen grid neighbours
-   (one parameter one step up or down) of the observed front's designs, then of the next layers,
+   (one parameter one step up or down, where that is a design) of the observed front's designs,
+   then of the next layers,
    as local search around a Pareto set proposes (a uniform draw when no neighbour is left).  On a
    sparse space — under :data:`SPARSE` of the box ``[xl, xu]`` is designs, as subsets coded as 0/1
    vectors are — the looks are stratified over the design indices instead, and the guided ones
    uniform (mapping box points to their nearest designs would favour a few).
 2. **Depth: elimination on common replications.**  Each round, every design seen is scored by
    how surely the observed front dominates it (:func:`dominance_margins`: the best front design's
-   smallest separation over the objectives, in standard errors), with variances *pooled across
-   designs* so that one replication per design is enough (:func:`pooled_variances`: per objective,
-   the relative variance ``s²/x̄²`` averaged over the designs with two or more replications,
-   weights ``n − 1``, the absolute variance if an objective takes values ≤ 0 or spans more than a
-   factor :data:`RELATIVE_RANGE`; shrunk toward a
-   design's own variance as its replications accumulate, ``((n−1)·s² + prior·pooled) / (n − 1 +
-   prior)``, an empirical-Bayes pooling as stochastic kriging pools a noise model).  The designs
-   not surely dominated (margin below ``z``) are brought to a common count, half again the fewest
-   any of them has (1, 2, 3, 5, 8, …), the least certain first when the budget runs out; a design
-   eliminated earlier comes back when its margin falls.  Equal counts matter under common random
-   numbers: designs compare on the same replications, as in successive elimination of the
-   Pareto set (EGE-SR / EGE-SH, Kone, Kaufmann & Richert 2023).  Before any design has two
-   replications, the first round gives a second one to the observed front.
+   smallest separation over the objectives, in standard errors, on the replications both have),
+   with variances *pooled across designs* so that one replication per design is enough
+   (:func:`pooled_variances`: per objective, the relative variance ``s²/x̄²`` averaged over the
+   designs with two or more replications, weights ``n − 1``; the absolute variance if an objective
+   takes values ≤ 0 or spans more than a factor :data:`RELATIVE_RANGE`; shrunk toward a design's
+   own variance as its replications accumulate, ``((n−1)·s² + prior·pooled) / (n − 1 + prior)``,
+   an empirical-Bayes pooling as stochastic kriging pools a noise model).  With a ``utility``, a
+   design not surely worse than the utility's best also stays.  The designs still in play (margin
+   below ``z``) are brought to a common count, half again the fewest any of them has (1, 2, 3, 5,
+   8, …); a design eliminated earlier comes back when its margin falls.  Equal counts matter under
+   common random numbers: designs compare on the same replications, as in successive elimination
+   of the Pareto set (EGE-SR / EGE-SH, Kone, Kaufmann & Richert 2023).  The first round, before
+   any design has two replications, gives a second one to the designs just behind the observed
+   front (its second layer: refining the front's own designs first would let lucky single looks
+   push them off it before the noise is known, while a design behind the front can only join it).  A round that does
+   not fit in what is left is not run: the rest goes to more first looks while designs are unseen,
+   and is otherwise not spent (``n_evals`` says so) — half a round would leave designs compared
+   on different replications, which misleads more than it informs under common random numbers.
+   On a sparse space ``breadth`` defaults to 1 (no neighbourhood to guide looks: breadth first).
 
 Only the designs looked at are stored (never one entry per design of the space): a space of 5·10⁹
 designs costs what the budget costs.  The draws come from the run's Generator, so the same seed
@@ -61,6 +71,10 @@ GUIDED_ROUNDS = 4
 #: near 0 would make a relative variance explode)
 RELATIVE_RANGE = 100.0
 
+
+#: guided looks and depth before the last look only when one look tells at least this share of the
+#: designs apart (surely dominated after pooling); below, the budget goes to unguided breadth (ours)
+RESOLVED = 0.2
 
 #: below this share of its box [xl, xu] holding designs, a space is sparse: nearest-design mapping
 #: would favour the few designs near many box points (ours)
@@ -141,6 +155,18 @@ def pooled_variances(means: np.ndarray, variances: np.ndarray, counts: np.ndarra
     return out
 
 
+def _designs_at(problem, X: np.ndarray) -> np.ndarray:
+    """The designs whose vectors are rows of ``X``, in order (rows that are no design are dropped:
+    ``problem.index`` refuses them)."""
+    out = []
+    for x in np.asarray(X).astype(np.int64):
+        try:
+            out.append(int(problem.index(x)))
+        except (ValueError, TypeError, InputError):
+            continue
+    return np.array(out, dtype=np.int64)
+
+
 class Screen(Solver):
     """Breadth, then depth (see the module): one replication on ``ceil(breadth · budget)`` designs
     (at most every design), ``guided`` of them proposed next to the observed front, the rest of the
@@ -179,7 +205,12 @@ class Screen(Solver):
         return n * check_reps("n_reps", problem.n_reps)
 
     def _looks(self, problem, budget: int) -> int:
-        return int(min(problem.n_designs, max(1, math.ceil(self._checked()[0] * budget))))
+        breadth = self._checked()[0]
+        if budget >= problem.n_designs and "breadth" not in self.given:
+            return int(problem.n_designs)  # the budget sees every design: it does, first
+        if box_density(problem) < SPARSE and "breadth" not in self.given:
+            breadth = 1.0  # no neighbourhood to guide looks: the budget goes to breadth first
+        return int(min(problem.n_designs, max(1, math.ceil(breadth * budget))))
 
     # -- the search --------------------------------------------------------------------------
     def _ask(self, state: SearchState):
@@ -188,6 +219,7 @@ class Screen(Solver):
             self._k = min(self._looks(problem, state.budget), state.budget)
             self._seen: set[int] = set()
             self._filled = self._rounds = 0
+            self._told = None  # the share of single looks surely dominated, once measured
             u = self.options["utility"]
             self._utility = None if u is None else resolve_utility(problem, u)
             if self._k == problem.n_designs:
@@ -199,16 +231,42 @@ class Screen(Solver):
             return self._look(first)
         looked = len(self._seen)
         if looked < self._k:
+            if self._told is None:  # a second look at the front, to pool variances and measure the noise
+                room = state.remaining - (self._k - looked)
+                pool = self._depth(state, limit=room) if room > 0 else None
+                # no room at all (breadth = 1): guided as configured; a front too large for the room
+                # left: one look tells too little (below)
+                self._told = 1.0 if room <= 0 else np.nan
+                if pool:
+                    return pool
+            if self._told is not None and np.isnan(self._told):
+                self._told = self._resolved(state)
+                if self._told < RESOLVED:  # one look tells too little: breadth, unguided, all the way
+                    self._k = min(problem.n_designs, looked + state.remaining)
             per_round = max(1, math.ceil((self._k - self._filled) / GUIDED_ROUNDS))
-            return self._look(self._guided(state, min(per_round, self._k - looked)))
+            n = min(per_round, self._k - looked)
+            return self._look(self._uniform(state, n) if self._told < RESOLVED else self._guided(state, n))
         if state.remaining <= 0:
             return []
         deeper = self._depth(state)
         if deeper:
             return deeper
-        # no complete round of depth fits: the rest goes to more first looks, while designs are left
+        # no complete round fits: the rest goes to more first looks while designs are left, else it
+        # is not spent (a partial round would compare designs on different replications)
         self._k = min(problem.n_designs, looked + state.remaining)
         return self._look(self._guided(state, self._k - looked)) if self._k > looked else []
+
+    def _resolved(self, state: SearchState) -> float:
+        """The share of the designs seen once that the front surely dominates (0 before any pooling)."""
+        seen = np.array(sorted(self._seen), dtype=np.int64)
+        counts = state.count[seen]
+        once = counts == 1
+        if not (counts >= 2).any() or not once.any():
+            return 0.0
+        M = state.means(seen)
+        V = pooled_variances(M, state.var[seen], counts, self._checked()[2])
+        margin = dominance_margins(M, V, counts, pareto_mask(M), [state.samples[int(i)] for i in seen])
+        return float(np.mean(margin[once] >= self.options["z"]))
 
     def _look(self, designs: np.ndarray):
         self._seen.update(designs.tolist())
@@ -237,8 +295,9 @@ class Screen(Solver):
         return got
 
     def _space_filling(self, state: SearchState, n: int) -> np.ndarray:
-        """A Latin hypercube of ``n`` points over [xl, xu], mapped to the nearest designs, distinct,
-        topped up uniformly; on a sparse box (:func:`box_density`), one index drawn in each of
+        """A Latin hypercube of ``n`` points over [xl, xu], those that are designs kept (distinct),
+        topped up uniformly (mapping a point to its nearest design would favour the designs at the
+        box's edges); on a sparse box (:func:`box_density`), one index drawn in each of
         ``n`` equal strata of the design indices."""
         problem, rng = state.problem, state.rng
         if box_density(problem) < SPARSE:
@@ -248,7 +307,7 @@ class Screen(Solver):
         xl, xu = np.asarray(problem.xl, dtype=float), np.asarray(problem.xu, dtype=float)
         strata = (np.argsort(rng.random((len(xl), n)), axis=1).T + rng.random((n, len(xl)))) / n
         X = np.clip(np.floor(xl + strata * (xu - xl + 1)), xl, xu)
-        return self._uniform(state, n, self._fresh(problem.repair(X), n))
+        return self._uniform(state, n, self._fresh(_designs_at(problem, X), n))  # points off the designs: uniform
 
     def _guided(self, state: SearchState, n: int) -> np.ndarray:
         """Up to ``n`` unseen neighbours of the observed layers' designs, front first (uniform
@@ -266,16 +325,15 @@ class Screen(Solver):
             near = (X[:, None, :] + steps[None, :, :]).reshape(-1, len(xl))
             near = near[((near >= xl) & (near <= xu)).all(axis=1)]
             if len(near):
-                got = self._fresh(np.concatenate([got, problem.repair(near.astype(float))]), n)
+                got = self._fresh(np.concatenate([got, _designs_at(problem, near)]), n)
             if len(got) >= n:
                 break
         return self._uniform(state, n, got)
 
-    def _depth(self, state: SearchState):
+    def _depth(self, state: SearchState, limit: int | None = None):
         """One round of elimination (module docstring): the designs not surely dominated by the
         observed front — nor, with a ``utility``, surely worse than its best — brought to a common
-        count (the least certain first when the budget runs short); None when no complete round
-        fits and designs are left unseen."""
+        count; None when no complete round fits in the budget left."""
         seen = np.array(sorted(self._seen), dtype=np.int64)
         M, counts = state.means(seen), state.count[seen]
         front = pareto_mask(M)
@@ -285,21 +343,23 @@ class Screen(Solver):
             if self._utility is not None:
                 margin = np.minimum(margin, self._utility_margins(state, seen, counts))
             keep = margin < self.options["z"]
-        else:  # nothing to pool yet: a second replication of the front
-            margin, keep = np.where(front, 0.0, np.inf), front
+        else:  # nothing to pool yet: a second replication of the designs just behind the front
+            # (refining the front's own would let single looks push them off it before the noise
+            # is known; behind it, a design can only join it)
+            shells = layers(M)
+            keep = np.zeros(len(seen), dtype=bool)
+            keep[shells[1] if len(shells) > 1 else shells[0]] = True
         low = int(counts[keep].min())
         target = low + max(1, math.ceil(low / 2))  # counts grow by half each round: 1, 2, 3, 5, 8, …
+        left = state.remaining if limit is None else limit
         cost = lambda t: int(np.clip(t - counts[keep], 0, None).sum())  # noqa: E731
-        while target > low + 1 and cost(target) > state.remaining:
+        while target > low + 1 and cost(target) > left:
             target -= 1
-        if cost(target) > state.remaining and len(seen) < state.problem.n_designs:
-            return None  # the rest goes to more first looks
+        if cost(target) > left:
+            return None
         todo = np.flatnonzero(keep & (counts < target))
-        todo = todo[np.lexsort((todo, np.abs(margin[todo])))]  # the least certain first
-        add = target - counts[todo]
-        add = np.diff(np.minimum(np.concatenate([[0], np.cumsum(add)]), state.remaining))
         self._rounds += 1
-        return requests(seen[todo], add)
+        return requests(seen[todo], target - counts[todo])
 
     def _utility_margins(self, state: SearchState, seen: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """How surely each design's utility is worse than the best's, in standard errors of the

@@ -53,11 +53,23 @@ def test_frontier_with_every_method_and_options(tmp_path, capsys, method, option
     assert result.info[{"pop_size": "pop_size"}.get(key, key)] == int(value)
 
 
+def test_frontier_auto_says_what_it_chose(tmp_path, capsys):
+    out = tmp_path / "auto"
+    assert main(["frontier", str(REFERENCE), "--out", str(out), "--method", "auto", "--budget", "150"]) == 0
+    said = capsys.readouterr().out
+    assert "auto chose screen: 2 objectives, 0.519 replications per design: one replication on as many " \
+           "designs as the budget allows." in said
+    result = mopt.Result.read_csv(out)
+    assert result.method == "auto" and result.info["auto"]["method"] == "screen" and result.n_evals <= 150
+    assert result.info["looks"] >= 120  # ceil(0.8 x 150) first looks
+
+
 @pytest.mark.parametrize("args, fragments", [
     (["--method", "ocba", "--option", "n0=1"], ["'n0' must be an integer >= 2; got 1"]),
     (["--method", "oo", "--option", "s=1000"], ["'s' must be <= n_designs=289"]),
     (["--method", "blind_pick", "--option", "alpha=1.5"], ["'alpha' must be in (0, 1]"]),
     (["--method", "ocba", "--option", "n_reps=3"], ["unknown option 'n_reps' for method 'ocba'"]),
+    (["--method", "screen", "--option", "breadth=2"], ["'breadth' must be in (0, 1]"]),
     (["--method", "ocba", "--option", "n0"], ["'--option' must look like KEY=VALUE"]),
     (["--method", "annealing"], ["'--method' must be one of", "'annealing'"]),
 ])
