@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import canonical, suggest
 from mopt.core.problem import MAX_REPS, check_replications
 from mopt.core.random import resolve_seed
 from mopt.core.space import ENUMERATION_LIMIT
@@ -136,12 +137,15 @@ def _check_methods(methods, *, name: str = "methods") -> list[str]:
     expected = (f"'{name}' must be a non-empty list of method names from {sorted(METHODS)} or peers "
                 f"<peer>:<k> from {sorted(PEERS)}")
     methods = _entries(methods, expected)
-    for m in methods:
+    for k, m in enumerate(methods):
         if is_peer(m):
             parse_peer(m, option=name)  # k checked; Optuna's peers need Optuna
-        elif not isinstance(m, str) or m not in METHODS:
+            continue
+        try:
+            methods[k] = canonical(m, sorted(METHODS), f"'{name}'")  # "OCBA" is 'ocba'
+        except InputError:
             raise InputError(f"'{name}' must name methods from {sorted(METHODS)} or peers <peer>:<k> from "
-                             f"{sorted(PEERS)}; got {m!r}.")
+                             f"{sorted(PEERS)}; got {m!r}{suggest(m, METHODS) or '.'}") from None
     dup = next((m for k, m in enumerate(methods) if m in methods[:k]), None)
     if dup is not None:
         raise InputError(f"'{name}' must not repeat a method; got {dup!r} twice.")
@@ -160,7 +164,7 @@ def _method_options(methods, options, utility) -> dict[str, dict]:
     for key, value in options.items():
         if key not in methods:
             raise InputError(f"'options' has options for method {key!r}, which is not in 'methods' "
-                             f"{list(methods)}.")
+                             f"{list(methods)}{suggest(key, methods) or '.'}")
         if not isinstance(value, dict):
             raise InputError(f"'options' for method {key!r} must be a dict of options; got {value!r}.")
     out = {}

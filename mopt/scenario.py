@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, ClassVar
 from mopt.core import inputs
 from mopt.core.errors import InputError, check_int
 from mopt.core.family import Key, Section
-from mopt.core.inputs import suggest
+from mopt.core.inputs import canonical, suggest
 from mopt.core.problem import check_reps
 from mopt.core.utility import generic_utilities
 
@@ -292,12 +292,7 @@ def parse_run(path: Path, section) -> dict:
     out = {}
     with where(path, "run"):
         if "method" in section:
-            method = section["method"]
-            if not isinstance(method, str) or method not in METHODS:
-                raise InputError(
-                    f"'method' must be one of {sorted(METHODS)}; got {method!r}{suggest(method, METHODS) or '.'}"
-                )
-            out["method"] = method
+            out["method"] = canonical(section["method"], sorted(METHODS), "'method'")
         if "n_reps" in section:
             out["n_reps"] = check_reps("n_reps", section["n_reps"])
         if "seed" in section:

@@ -220,7 +220,10 @@ class Suite(Mapping):
 
     def __getitem__(self, name) -> Instance:
         if name not in self._instances:
-            raise UnknownInstanceError(f"'name' must be one of {list(self._instances)}; got {name!r}.")
+            from mopt.core.inputs import suggest
+
+            raise UnknownInstanceError(f"'name' must be one of {list(self._instances)}; got {name!r}"
+                                       f"{suggest(name, self._instances) or '.'}")
         return self._instances[name]
 
     def __contains__(self, name) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 
 from mopt.cli.options import method_options, positive_int
 from mopt.core.errors import InputError
+from mopt.core.inputs import canonical
 from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
 from mopt.tables import (
     HOW_SURE_FORMATS,
@@ -63,8 +64,7 @@ def run(args) -> int:
 
     scenario = load_scenario(args.scenario)
     method = scenario.method if args.method is None else args.method
-    if method not in mopt.METHODS:
-        raise InputError(f"'--method' must be one of {sorted(mopt.METHODS)}; got {method!r}.")
+    method = canonical(method, sorted(mopt.METHODS), "'--method'")  # "OCBA" is 'ocba'; a typo: did you mean
     budget = args.budget if args.budget is not None else scenario.budget
     seed = scenario.seed if args.seed is None else args.seed
     # the scenario's [run] options belong to its method; --option adds to / overrides them

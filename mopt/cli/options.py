@@ -122,6 +122,19 @@ class Parser(argparse.ArgumentParser):
             raise argparse.ArgumentError(action, "expected one argument; got '--'")
         return super()._get_values(action, arg_strings)
 
+    def _check_value(self, action, value):
+        # a value outside ``choices`` (a subcommand, --env, --runtime, ...): argparse's message and,
+        # for a near miss, a "did you mean"
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as exc:
+            from mopt.core.inputs import suggest
+
+            hint = suggest(value, [str(c) for c in action.choices]) if action.choices is not None else ""
+            if not hint:
+                raise
+            raise argparse.ArgumentError(action, f"{exc.message}{hint}") from None
+
     def error(self, message: str):
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
         text = " ".join(f"{command + ': ' if command else ''}{message}".split())

@@ -27,7 +27,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
                    help="archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, LPC-EGEE, LCG), an "
                         "SWF file, or a file name in MOPT_DATA_DIR")
     p.add_argument("--policy", required=True, metavar="POLICY", help="e.g. ODA-UNICEF-FirstFit")
-    p.add_argument("--runtime", choices=["actual", "user", "predicted"], default="actual",
+    p.add_argument("--runtime", choices=["actual", "user", "predicted"], default="actual", type=str.lower,
                    help="runtime information the policies see (default: actual)")
     p.add_argument("--boot-delay", type=run_options.non_negative, default=120.0, metavar="S",
                    help="VM boot delay in seconds (default 120)")
@@ -51,7 +51,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
 def add_vm_key(p) -> None:
     """The ``--vm-key`` option of ``simulate`` and ``portfolio`` (:data:`mopt.cloud.policies.VM_KEYS`;
     the names are spelt here so that ``mopt --help`` imports no Numba)."""
-    p.add_argument("--vm-key", choices=["mod", "binpack"], default="mod",
+    p.add_argument("--vm-key", choices=["mod", "binpack"], default="mod", type=str.lower,
                    help="BestFit/WorstFit's key: mod, the leftover of the last paid hour (r - t) mod "
                         "3600 (default); binpack, the signed r - t, bin packing in the paid time "
                         "(spec §3). FirstFit is the same under both")

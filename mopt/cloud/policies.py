@@ -59,6 +59,7 @@ from numba import njit
 from mopt.cloud.billing import HOUR, paid_until
 from mopt.cloud.layout import Q_EST, Q_N, Q_SUB, S_CAP, S_ODG_LEASE, S_ODG_RELEASE
 from mopt.core.errors import InputError
+from mopt.core.inputs import suggest
 
 __all__ = ["PROVISIONING", "JOB_SELECTION", "VM_SELECTION", "VM_KEYS", "RUNTIMES", "Policy",
            "sc13_policies", "check_vm_key", "vm_code"]
@@ -85,9 +86,10 @@ def check_vm_key(value, name: str = "vm_key") -> str:
     >>> check_vm_key("binpack")
     'binpack'
     """
-    if not isinstance(value, str) or value not in VM_KEYS:
-        raise InputError(f"'{name}' must be one of {', '.join(map(repr, VM_KEYS))}; got {value!r}.")
-    return value
+    if isinstance(value, str) and value.lower() in VM_KEYS:  # "BinPack" is binpack
+        return value.lower()
+    raise InputError(f"'{name}' must be one of {', '.join(map(repr, VM_KEYS))}; got {value!r}"
+                     f"{suggest(value, VM_KEYS) or '.'}")
 
 
 def vm_code(vm_selection: int, vm_key: str = "mod") -> int:
@@ -107,7 +109,8 @@ def _lookup(kind: str, names: tuple[str, ...], value) -> int:
         for i, name in enumerate(names):
             if name.lower() == value.strip().lower():
                 return i
-    raise InputError(f"unknown {kind} policy {value!r}; expected one of {', '.join(names)}.")
+    hint = suggest(value.strip(), names) if isinstance(value, str) else ""
+    raise InputError(f"unknown {kind} policy {value!r}; expected one of {', '.join(names)}{hint or '.'}")
 
 
 class Policy:

@@ -35,7 +35,7 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
     p.add_argument("--portfolio", default="sc13", metavar="NAME",
                    help="sc13 (60 policies), jsspp (10) or a comma-separated list of policies "
                         f"like {EXAMPLE_MIX} (default sc13)")
-    p.add_argument("--selection", default="mopt", choices=["mopt", "sc13"],
+    p.add_argument("--selection", default="mopt", choices=["mopt", "sc13"], type=str.lower,
                    help="selection rule: mopt's own (ours: prorated leases, hysteresis, selections "
                         "on arrivals and completions; the default) or sc13, the papers' rule as "
                         "published (for reproductions)")
@@ -45,7 +45,7 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
                    help="fraction of simulated policies kept as Smart (default 0.6)")
     p.add_argument("--period", type=positive_int, default=1, metavar="K",
                    help="selection period in 20 s ticks (default 1)")
-    p.add_argument("--runtime", default="actual", choices=["actual", "user", "predicted"],
+    p.add_argument("--runtime", default="actual", choices=["actual", "user", "predicted"], type=str.lower,
                    help="runtime information the policies see (default actual)")
     add_vm_key(p)
     p.add_argument("--alpha", type=float, default=1.0, help="U's exponent of utilisation (default 1)")
@@ -71,6 +71,7 @@ def run(args) -> int:
     from mopt.cloud.portfolios import PORTFOLIO_NAMES, portfolio
     from mopt.cloud.simulate import MAX_PERIOD
     from mopt.core.errors import InputError, check_int, check_number
+    from mopt.core.inputs import suggest
     from mopt.core.outputs import check_out, executor, write_set
     from mopt.tables import format_table
     from mopt.workloads import load_jobs, trace_files
@@ -88,7 +89,7 @@ def run(args) -> int:
         if name not in PORTFOLIO_NAMES:
             raise InputError(f"'--portfolio' must be a portfolio name ({', '.join(PORTFOLIO_NAMES)}) or a "
                              f"comma-separated list of policies PROVISIONING-JOBSELECTION-VMSELECTION like "
-                             f"{EXAMPLE_MIX}; got {args.portfolio!r}.")
+                             f"{EXAMPLE_MIX}; got {args.portfolio!r}{suggest(text, PORTFOLIO_NAMES) or '.'}")
         policies = portfolio(text)
     else:
         names = [n.strip() for n in text.split(",")]

@@ -31,6 +31,7 @@ from mopt.cloud.portfolio_scheduler import simulate_portfolio
 from mopt.cloud.portfolios import jsspp_code, portfolio
 from mopt.cloud.simulate import MAX_PERIOD, MAX_TIME, MAX_VMS
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import suggest
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
 
@@ -95,8 +96,11 @@ class PortfolioProblem(StochasticProblem):
         from mopt.workloads.synthetic import PATTERNS
         from mopt.workloads.traces import load_trace
 
-        if workload not in WORKLOADS:
-            raise InputError(f"'workload' must be one of {', '.join(WORKLOADS)}; got {workload!r}.")
+        if isinstance(workload, str) and workload.lower() in WORKLOADS:  # "Trace" is trace
+            workload = workload.lower()
+        else:
+            raise InputError(f"'workload' must be one of {', '.join(WORKLOADS)}; got {workload!r}"
+                             f"{suggest(workload, WORKLOADS) or '.'}")
         self.max_vms = check_int("max_vms", max_vms, low=1, high=MAX_VMS)
         if isinstance(jobs, str):
             self.trace = jobs

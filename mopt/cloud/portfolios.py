@@ -21,6 +21,7 @@ import itertools
 
 from mopt.cloud.policies import Policy
 from mopt.core.errors import InputError
+from mopt.core.inputs import suggest
 
 __all__ = ["PORTFOLIO_NAMES", "JSSPP_BASELINES", "portfolio", "portfolio_names", "jsspp_code"]
 
@@ -58,7 +59,7 @@ def portfolio_names(name: str) -> list[str]:
     """
     if not isinstance(name, str) or name.lower() not in PORTFOLIO_NAMES:
         known = ", ".join(repr(k) for k in PORTFOLIO_NAMES)
-        raise InputError(f"'portfolio' must be one of {known}; got {name!r}.")
+        raise InputError(f"'portfolio' must be one of {known}; got {name!r}{suggest(name, PORTFOLIO_NAMES) or '.'}")
     return list(PORTFOLIO_NAMES[name.lower()])
 
 

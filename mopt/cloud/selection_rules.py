@@ -40,6 +40,7 @@ from mopt.cloud import engine as E
 from mopt.cloud.online import forecast_scores, online_scores
 from mopt.cloud.shadows import Shadows
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import suggest
 from mopt.core.random import resolve_seed
 
 __all__ = ["SELECTION_RULES", "Sc13Rule", "MoptRule", "selection_rule", "sample_futures",
@@ -282,4 +283,4 @@ def selection_rule(selection) -> Sc13Rule | MoptRule:
     if isinstance(selection, str) and selection.strip().lower() in SELECTION_RULES:
         return Sc13Rule() if selection.strip().lower() == "sc13" else MoptRule()
     raise InputError(f"'selection' must be one of {', '.join(SELECTION_RULES)} (or a MoptRule); "
-                     f"got {selection!r}.")
+                     f"got {selection!r}{suggest(selection, SELECTION_RULES) or '.'}")

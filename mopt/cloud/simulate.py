@@ -18,6 +18,7 @@ import pandas as pd
 from mopt.cloud import engine as E
 from mopt.cloud.policies import RUNTIMES, Policy, check_vm_key
 from mopt.core.errors import InputError, check_number
+from mopt.core.inputs import suggest
 
 __all__ = ["CloudRun", "simulate", "prepare_jobs", "utility"]
 
@@ -133,7 +134,8 @@ def prepare_jobs(jobs: pd.DataFrame, *, max_vms: int = 256, runtime: str = "actu
     if len(jobs) == 0:
         raise InputError("'jobs' is empty: the trace holds no job to simulate.")
     if runtime not in RUNTIMES:
-        raise InputError(f"'runtime' must be one of {', '.join(RUNTIMES)}; got {runtime!r}.")
+        raise InputError(f"'runtime' must be one of {', '.join(RUNTIMES)}; got {runtime!r}"
+                         f"{suggest(runtime, RUNTIMES) or '.'}")
     frame = jobs.reset_index(drop=True)
     if "job_id" not in frame.columns:
         frame = frame.assign(job_id=np.arange(1, len(frame) + 1))

@@ -32,7 +32,7 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                                                   "LPC-EGEE, LCG), an SWF file, or a file name in MOPT_DATA_DIR")
     p.add_argument("--policy", action="append", default=None, metavar="NAME",
                    help=f"one of {', '.join(POLICIES)} (repeatable; default all but TAGS-chain)")
-    p.add_argument("--env", default="multicloud", choices=ENVIRONMENTS,
+    p.add_argument("--env", default="multicloud", choices=ENVIRONMENTS, type=str.lower,
                    help="multicluster (2N clusters), multicloud (the five sites, default), real-world")
     p.add_argument("--chains", type=int, default=None, metavar="N",
                    help="chains of the multicluster (--env multicluster only; default 1)")
@@ -41,7 +41,7 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=None, metavar="SITE[,SITE...]", dest="sets",
                    help="TAGS-sets: a set after the first (the whole system), repeatable "
                         "(default: the last three sites, C3,private,public of the multicloud)")
-    p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], help="TAGS-chain dispatch (default RR)")
+    p.add_argument("--dispatch", default="RR", choices=["RR", "RND"], type=str.upper, help="TAGS-chain dispatch (default RR)")
     p.add_argument("--blocking", action="store_const", const=True, default=None,
                    help="a waiting job that fits nowhere holds back the jobs behind it (strict FCFS; "
                         "TAGS-chain's default: the paper's 'within each site, jobs are served in FCFS "
@@ -133,6 +133,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from mopt.core.errors import InputError, check_int
+    from mopt.core.inputs import canonical
     from mopt.core.outputs import atomic_write, check_out_file
     from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
     from mopt.workloads import trace_files
@@ -148,7 +149,8 @@ def run(args) -> int:
     _limits(args.limits)  # refused even when no TAGS policy reads it
     env = {"multicluster": lambda: multicluster(args.chains or 1), "multicloud": multicloud,
            "real-world": real_world}[args.env]()
-    names = args.policy or [p for p in POLICIES if p != "TAGS-chain"]
+    # "ff" is FF, "tags-sets" TAGS-sets; a near miss ("F") is refused with a "did you mean"
+    names = [canonical(n, POLICIES, "'--policy'") for n in args.policy or [p for p in POLICIES if p != "TAGS-chain"]]
     if args.sets and "TAGS-sets" not in names:
         raise InputError(f"'--set' applies to '--policy TAGS-sets' only; got --policy {', '.join(names)}.")
     policies = [_policy(name, args, env) for name in names]  # every input checked before simulating

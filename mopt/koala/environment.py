@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import suggest
 
 __all__ = [
     "Site", "Environment", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
@@ -68,7 +69,8 @@ class Site:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InputError(f"site 'name' must be a non-empty string; got {self.name!r}.")
         if self.kind not in KINDS:
-            raise InputError(f"site {self.name!r}: 'kind' must be one of {list(KINDS)}; got {self.kind!r}.")
+            raise InputError(f"site {self.name!r}: 'kind' must be one of {list(KINDS)}; got {self.kind!r}"
+                             f"{suggest(self.kind, KINDS) or '.'}")
         where = f"site {self.name!r}: "
         try:
             size = check_int("size", self.size, low=1 if self.kind == "cluster" else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mopt.core.errors import InputError
+from mopt.core.inputs import canonical
 from mopt.core.moved import moved_names
 from mopt.solvers.auto import Auto
 from mopt.solvers.base import Solver, run
@@ -82,13 +83,10 @@ def solve(problem, method: str, *, budget=None, seed=None, executor=None, journa
         return solve_multiperiod(problem, method, seed=seed, executor=executor, progress=progress, **options)
     if not isinstance(problem, StochasticProblem):
         raise TypeError(f"'problem' must be a mopt StochasticProblem; got {type(problem).__name__}.")
-    if not isinstance(method, str):
-        raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r} ({type(method).__name__}).")
+    method = canonical(method, sorted(METHODS), "'method'")  # "OCBA" is 'ocba'; "ocbaa": did you mean
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise TypeError(f"'executor' must be None or have a callable submit() (a concurrent.futures Executor "
                         f"or a dask Client); got {type(executor).__name__}.")
-    if method not in METHODS:
-        raise InputError(f"'method' must be one of {sorted(METHODS)}; got {method!r}.")
     return run(problem, METHODS[method](**options), budget=budget, seed=seed, executor=executor,
                journal=journal, progress=progress, batch_size=batch_size, uncertainty=uncertainty)
 

@@ -16,6 +16,7 @@ import numpy as np
 from mopt.core import interrupt
 from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
+from mopt.core.inputs import suggest
 from mopt.core.problem import MAX_REPS, check_replications, check_reps
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result
@@ -208,7 +209,8 @@ class Solver:
         unknown = sorted(set(options) - set(self.defaults))
         if unknown:
             known = ", ".join(sorted(self.defaults)) or "none"
-            raise InputError(f"unknown option {unknown[0]!r} for method {self.name!r}; options are: {known}.")
+            raise InputError(f"unknown option {unknown[0]!r} for method {self.name!r}; options are: {known}"
+                             f"{suggest(unknown[0], self.defaults) or '.'}")
         self.options = {**self.defaults, **options}
         #: the options the user gave (not defaulted)
         self.given = frozenset(options)

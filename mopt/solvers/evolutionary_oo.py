@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import canonical, suggest
 from mopt.core.moved import moved_names
 from mopt.core.multiperiod import MultiPeriodProblem, MultiPeriodResult, Stage
 from mopt.core.problem import check_reps
@@ -101,7 +102,7 @@ def _options(options: dict) -> dict:
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
         raise InputError(f"unknown option {unknown[0]!r} for a multi-period method; options are: "
-                         f"{', '.join(sorted(DEFAULTS))}.")
+                         f"{', '.join(sorted(DEFAULTS))}{suggest(unknown[0], DEFAULTS) or '.'}")
     o = {**DEFAULTS, **options}
     o["n_rough"] = check_reps("n_rough", o["n_rough"])
     o["n_accurate"] = check_reps("n_accurate", o["n_accurate"])
@@ -291,9 +292,7 @@ def solve_multiperiod(mp: MultiPeriodProblem, method: str, *, seed=None, executo
     Options: ``n_rough`` (10), ``n_accurate`` (N, 1,000), ``s`` (30), ``alpha`` (BP's fraction; None:
     iOO's budget), ``n0`` (OCBA's first replications, 10).
     """
-    if method not in MULTI_PERIOD_METHODS:
-        raise InputError(f"'method' must be one of {list(MULTI_PERIOD_METHODS)} for a multi-period problem; "
-                         f"got {method!r}.")
+    method = canonical(method, MULTI_PERIOD_METHODS, "'method' for a multi-period problem")
     o = _options(options)
     entropy = resolve_seed(seed)
     kw = {"executor": executor, "progress": progress}

@@ -93,6 +93,7 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from mopt.core.errors import check_int, check_number
+    from mopt.core.inputs import canonical
     from mopt.core.outputs import check_out, executor, write_set
     from mopt.core.space import ENUMERATION_LIMIT
     from mopt.plot import save_figure
@@ -115,18 +116,16 @@ def run(args) -> int:
     for s in scenarios:
         if s not in (1, 2):
             raise InputError(f"'--scenarios' must be 1 or 2; got {s}.")
-    for w in _distinct("--workloads", args.workloads):
-        if w not in KINDS:
-            raise InputError(f"'--workloads' must be among {list(KINDS)}; got {w!r}.")
-    for m in _distinct("--methods", args.methods or []):
-        if m not in MULTI_PERIOD_METHODS:
-            raise InputError(f"'--methods' must be among {list(MULTI_PERIOD_METHODS)}; got {m!r}.")
+    # names matched case-insensitively ("lfld" is LFLD), a near miss refused with a "did you mean"
+    args.workloads = _distinct("--workloads", [canonical(w, KINDS, "'--workloads'", among="among")
+                                               for w in args.workloads])
+    if args.methods:
+        args.methods = _distinct("--methods", [canonical(m, MULTI_PERIOD_METHODS, "'--methods'", among="among")
+                                               for m in args.methods])
     n_seeds = check_int("--seeds", args.seeds, low=1, high=MAX_SEEDS)
-    if args.noise not in NOISES:
-        raise InputError(f"'--noise' must be one of {list(NOISES)}; got {args.noise!r}.")
+    args.noise = canonical(args.noise, NOISES, "'--noise'")
     cv = check_number("--cv", args.cv, low=0)
-    if args.information not in INFORMATION:
-        raise InputError(f"'--information' must be one of {list(INFORMATION)}; got {args.information!r}.")
+    args.information = canonical(args.information, INFORMATION, "'--information'")
     first = 1 if args.seed is None else args.seed
     out = check_out(args.out, command="vmc")  # before anything is simulated; locked until written
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import canonical
 from mopt.core.multiperiod import MultiPeriodProblem, Stage
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.vmc.period import check_workload, intervals, run_intervals
@@ -38,9 +39,7 @@ INFORMATION = ("lookahead", "stale")
 
 def check_information(information) -> str:
     """``information`` if it is one of :data:`INFORMATION` (else an InputError naming it)."""
-    if not isinstance(information, str) or information not in INFORMATION:
-        raise InputError(f"'information' must be one of {list(INFORMATION)}; got {information!r}.")
-    return information
+    return canonical(information, INFORMATION, "'information'")
 
 #: simulated seconds of one replication of one schedule over one period (the paper's 3 s per 1,000)
 OVERHEAD_PER_REP = 0.003

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import canonical
 from mopt.core.random import SeedLike, resolve_seed
 from mopt.vmc.multiperiod_problem import (
     OVERHEAD_PER_REP,
@@ -57,8 +58,7 @@ def scenario_problem(theta: int, kind: str, scenario: int, seed: SeedLike = 0, *
     """
     theta, n_classes = check_space(theta, n_classes)
     table = default_table(n_classes, cv)
-    if kind not in KINDS:
-        raise InputError(f"'workload' must be one of {list(KINDS)}; got {kind!r}.")
+    kind = canonical(kind, KINDS, "'workload'")  # "lfld" is LFLD
     if scenario not in (1, 2):
         raise InputError(f"'scenario' must be 1 or 2; got {scenario!r}.")
     sample_size = check_int("sample_size", sample_size, low=1)

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError, check_array
+from mopt.core.inputs import canonical
 from mopt.core.problem import StochasticProblem
 from mopt.core.random import replication_rng
 from mopt.vmc.engine import clear_times, clear_times_all, clear_times_independent
@@ -66,9 +67,7 @@ NOISES = ("independent", "common")
 
 def check_noise(noise) -> str:
     """``noise`` if it is one of :data:`NOISES` (else an InputError naming it)."""
-    if not isinstance(noise, str) or noise not in NOISES:
-        raise InputError(f"'noise' must be one of {list(NOISES)}; got {noise!r}.")
-    return noise
+    return canonical(noise, NOISES, "'noise'")
 
 
 class VMPartitionProblem(StochasticProblem):

@@ -41,6 +41,7 @@ import numpy as np
 
 from mopt.core.errors import InputError, check_array, check_int, check_number
 from mopt.core.family import Key, Section
+from mopt.core.inputs import canonical
 from mopt.scenario import RUN_KEYS, Scenario, check_keys, parse_run, scenario_path, where
 from mopt.vmc.period import MAX_BATCH, check_workload, intervals
 from mopt.vmc.problem import VMPartitionProblem, check_noise
@@ -196,8 +197,7 @@ def parse(path: Path, doc: dict) -> VMCScenario:
             if times[0] < 0 or times[-1] >= length:
                 raise InputError(f"'times' must lie in [0, length={length:g}); got {times[0]:g}..{times[-1]:g}.")
         else:
-            if pe["workload"] not in KINDS:
-                raise InputError(f"'workload' must be one of {list(KINDS)}; got {pe['workload']!r}.")
+            pe = {**pe, "workload": canonical(pe["workload"], KINDS, "'workload'")}  # "lfld" is LFLD
             seed = check_int("workload_seed", pe.get("workload_seed", 1), low=0)
             try:
                 w = generate(pe["workload"], theta, length, length, seed, n_classes=C)

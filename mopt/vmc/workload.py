@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.inputs import canonical
 from mopt.core.random import SeedLike, resolve_seed
 
 __all__ = ["KINDS", "Workload", "generate", "similarity", "pooled_thresholds"]
@@ -71,8 +72,7 @@ def generate(kind: str, theta: int, horizon: float, base_period: float, seed: Se
     >>> w.batches.shape[1], bool((np.diff(w.times) > 0).all())
     (7, True)
     """
-    if kind not in KINDS:
-        raise InputError(f"'workload' must be one of {list(KINDS)}; got {kind!r}.")
+    kind = canonical(kind, KINDS, "'workload'")  # "lfld" is LFLD
     theta = check_int("theta", theta, low=1)
     horizon = check_number("horizon", horizon, low=0, low_open=True)
     base_period = check_number("base_period", base_period, low=0, low_open=True)

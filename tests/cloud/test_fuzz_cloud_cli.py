@@ -158,7 +158,7 @@ def bad_number(low: float, high: float = math.inf, *, low_open: bool = False):
 
 NOT_A_TRACE = st.one_of(SAFE_TEXT.filter(lambda s: archive_name(s) is None), WRONG_TYPE_NOT_STR)
 RUN = {
-    "method": (st.one_of(SAFE_TEXT.filter(lambda s: s not in mopt.METHODS), WRONG_TYPE_NOT_STR), "'method'"),
+    "method": (st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in mopt.METHODS), WRONG_TYPE_NOT_STR), "'method'"),
     "n_reps": (bad_int(1, 2**62), "'n_reps'"),
     "seed": (st.one_of(st.integers(-(2**63), -1), NON_INTEGRAL, NON_FINITE, WRONG_TYPE), "'seed'"),
     "budget": (st.one_of(st.integers(-(2**63), 0), NON_INTEGRAL, NON_FINITE, WRONG_TYPE), "'budget'"),
@@ -179,7 +179,7 @@ def bad_values(base: str) -> dict:
     )
     return {
         ("workload", "trace"): (NOT_A_TRACE, "trace"),
-        ("workload", "kind"): (st.one_of(SAFE_TEXT.filter(lambda s: s not in ("trace", "synthetic")),
+        ("workload", "kind"): (st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in ("trace", "synthetic")),
                                          WRONG_TYPE_NOT_STR), "'kind'"),
         ("workload", "window"): (bad_int(1, window_high), "'window'"),
         ("workload", "patterns"): (patterns, "'patterns'"),
@@ -187,7 +187,7 @@ def bad_values(base: str) -> dict:
         ("cloud", "max_vms"): (bad_int(1, MAX_VMS), "'max_vms'"),
         ("cloud", "period"): (bad_int(1, MAX_PERIOD), "'period'"),
         ("cloud", "kappa"): (bad_number(0, low_open=True), "'kappa'"),
-        ("cloud", "vm_key"): (st.one_of(SAFE_TEXT.filter(lambda s: s not in ("mod", "binpack")),
+        ("cloud", "vm_key"): (st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in ("mod", "binpack")),
                                         WRONG_TYPE_NOT_STR), "'vm_key'"),
         **{("run", k): v for k, v in RUN.items()},
     }

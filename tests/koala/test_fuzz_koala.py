@@ -178,7 +178,7 @@ def bad_values(base: str) -> dict:
         ("replication", "load"): (st.one_of(bad_pair(MIN_LOAD), st.floats(0, MIN_LOAD, exclude_max=True).map(
             lambda x: [x, 1.0])), "'load'"),
         ("replication", "step"): (st.one_of(NON_POSITIVE, NOT_A_NUMBER, st.floats(3600, 1e300)), "'step'"),
-        ("run", "method"): (st.one_of(SAFE_TEXT.filter(lambda s: s not in mopt.METHODS), WRONG_TYPE_NOT_STR),
+        ("run", "method"): (st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in mopt.METHODS), WRONG_TYPE_NOT_STR),
                             "'method'"),
         ("run", "n_reps"): (st.one_of(st.integers(-(2**63), 0), NON_INTEGRAL, NOT_A_NUMBER), "'n_reps'"),
         ("run", "seed"): (st.one_of(st.integers(-(2**63), -1), NON_INTEGRAL, NOT_A_NUMBER, WRONG_TYPE), "'seed'"),
@@ -313,11 +313,13 @@ def bad_koala_option(draw, trace: Path):
                                    "limits order", "chain env"]), label="option")
     argv = [str(trace)]
     if option == "--policy":
-        bad = draw(SAFE_TEXT.filter(lambda s: s not in POLICIES and not s.startswith("-")), label="bad")
+        bad = draw(SAFE_TEXT.filter(lambda s: s.lower() not in {p.lower() for p in POLICIES}  # "ff" is FF
+                                     and not s.startswith("-")), label="bad")
         return [*argv, "--policy", "FF", f"--policy={bad}"], "'--policy'"
     if option in ("--env", "--dispatch"):
         choices = ENVIRONMENTS if option == "--env" else ("RR", "RND")
-        return [*argv, f"{option}={draw(SAFE_TEXT.filter(lambda s: s not in choices))}"], f"argument {option}"
+        fold = str.lower if option == "--env" else str.upper  # "MULTICLOUD" is multicloud, "rnd" RND
+        return [*argv, f"{option}={draw(SAFE_TEXT.filter(lambda s: fold(s) not in choices))}"], f"argument {option}"
     if option == "--chains":
         value = draw(st.one_of(NOT_AN_INT, st.integers(-(10**30), 0).map(str),
                                st.integers(MAX_CHAINS + 1, 10**30).map(str)), label="bad")

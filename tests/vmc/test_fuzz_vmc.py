@@ -288,7 +288,7 @@ def _bad_length(sections):
 
 
 def _bad_workload(sections):
-    return st.one_of(SAFE_TEXT.filter(lambda s: s not in KINDS), WRONG_TYPE_NOT_STR).map(
+    return st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in {k.lower() for k in KINDS}), WRONG_TYPE_NOT_STR).map(
         lambda v: (v, ["'workload'"]))
 
 
@@ -303,7 +303,7 @@ def _bad_profile(sections):
 
 
 RUN = {
-    ("run", "method"): _values(st.one_of(SAFE_TEXT.filter(lambda s: s not in mopt.METHODS), WRONG_TYPE_NOT_STR),
+    ("run", "method"): _values(st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in mopt.METHODS), WRONG_TYPE_NOT_STR),
                                "'method'"),
     ("run", "n_reps"): _values(bad_int(1, 2**62), "'n_reps'"),
     ("run", "seed"): _values(st.one_of(st.integers(-(2**63), -1), NON_INTEGRAL, NON_FINITE, WRONG_TYPE), "'seed'"),
@@ -318,7 +318,7 @@ CLUSTERS = {
         bad_int(1, MAX_CLASSES), st.integers(int(s["clusters"]["vms"]) + 1, MAX_CLASSES)).map(
         lambda v: (v, ["classes"])),
     ("clusters", "elastic"): _values(NOT_A_BOOL, "'elastic'"),
-    ("clusters", "noise"): _values(st.one_of(SAFE_TEXT.filter(lambda s: s not in NOISES), WRONG_TYPE_NOT_STR),
+    ("clusters", "noise"): _values(st.one_of(SAFE_TEXT.filter(lambda s: s.lower() not in NOISES), WRONG_TYPE_NOT_STR),
                                    "'noise'"),
     ("clusters", "profile"): _bad_profile,
 }
@@ -471,7 +471,7 @@ def bad_vmc_option(draw):
         value = draw(st.one_of(st.floats(-1e9, -1e-9).map(repr), st.sampled_from(["-0.5", "nan", "inf", "x", ""])),
                      label="bad")
     elif option == "--information":
-        value = draw(SAFE_TEXT.filter(lambda s: s not in INFORMATION), label="bad")
+        value = draw(SAFE_TEXT.filter(lambda s: s.lower() not in INFORMATION), label="bad")
     else:  # --scheduler with --workers: two clusters
         workers = draw(st.integers(2, 4), label="workers")
         return ["--scheduler", "tcp://127.0.0.1:1", "--workers", str(workers)], "'--scheduler'"
