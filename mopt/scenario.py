@@ -71,6 +71,7 @@ __all__ = [
     "load_scenario",
     "read_toml",
     "check_keys",
+    "check_unknown",
     "where",
     "suggest",
     "parse_run",
@@ -220,7 +221,11 @@ def load_scenario(path: str | os.PathLike) -> Scenario:
     path = Path(path)
     doc = read_toml(path)
     family = doc.pop("family", DEFAULT_FAMILY)
-    scenario = get_family(family, path).parse(path, doc)
+    found = get_family(family, path)
+    keys = found.scenario_keys()
+    if keys:  # a typo is named (with its "did you mean") before any section or key is missed
+        check_unknown(path, doc, {**keys, "run": RUN_KEYS})
+    scenario = found.parse(path, doc)
     if not isinstance(scenario, Scenario):
         raise TypeError(f"family {family!r}: parse() must return a mopt.scenario.Scenario; "
                         f"got {type(scenario).__name__}.")
@@ -418,8 +423,29 @@ def check_option_value(name: str, value, *, top: bool = True):
     raise InputError(f"option '{name}' must be a number, a string, true/false or a list; got {kind}.")
 
 
-def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, context: str = "") -> None:
-    """Refuse unknown keys (with a "did you mean") and missing required keys of one section.
+def check_unknown(path: Path, doc: dict, sections: dict) -> None:
+    """Refuse an unknown section of the document ``doc``, or an unknown key of any section it has,
+    with a "did you mean" — before anything missing is reported (:func:`load_scenario` calls it
+    with the family's declared sections and ``[run]``; a missing section or key is the family's
+    parser's to report).
+
+    Examples
+    --------
+    >>> check_unknown(Path("s.toml"), {"run": {"sed": 3}}, {"grid": {"N": True}, "run": RUN_KEYS})
+    Traceback (most recent call last):
+    ...
+    mopt.core.errors.InputError: s.toml: [run] unknown key 'sed'; did you mean 'seed'?
+    """
+    check_keys(path, None, doc, sections, required=False)
+    for name, table in doc.items():
+        if isinstance(table, dict):
+            check_keys(path, name, table, sections[name], required=False)
+
+
+def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, context: str = "",
+               required: bool = True) -> None:
+    """Refuse unknown keys (with a "did you mean") and, with ``required``, missing required keys
+    of one section.
 
     Parameters
     ----------
@@ -435,6 +461,8 @@ def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, c
         family passes its ``KEYS`` sections as they are.
     context : str
         Appended to the section in messages (e.g. ``" of kind 'instances'"``).
+    required : bool
+        Whether to refuse a missing required key too (False: unknown keys only).
 
     Examples
     --------
@@ -456,9 +484,11 @@ def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, c
         listing = "sections" if section is None else "keys"
         tail = hint or f"; allowed {listing}: {', '.join(allowed)}."
         raise InputError(f"{path}: {what}{tail}")
+    if not required:
+        return
     for key, declared in allowed.items():
-        required = declared if isinstance(declared, bool) else bool(getattr(declared, "required", False))
-        if required and key not in table:
+        needed = declared if isinstance(declared, bool) else bool(getattr(declared, "required", False))
+        if needed and key not in table:
             if section is None:
                 raise InputError(f"{path}: missing section [{key}].")
             raise InputError(f"{path}: [{section}] missing key '{key}'{context}.")
