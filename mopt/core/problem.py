@@ -318,12 +318,15 @@ class StochasticProblem(Problem):
             arr = np.asarray(x).ravel()
         except (TypeError, ValueError):
             raise InputError(f"{expected}; got {_show(x)}.") from None
+        pymoo = "; for what pymoo returns (res.X, floats or several rows) use problem.decode_pymoo(res)"
         if arr.size != self.n_var:
-            raise InputError(f"{expected}; got {_show(x)}.")
+            several = arr.size > self.n_var and arr.size % self.n_var == 0
+            raise InputError(f"{expected}; got {_show(x)}{pymoo if several else ''}.")
         try:
             return tuple(int(v) for v in _integer_array("x", arr, low=-_INDEX_CAP))
         except InputError:
-            raise InputError(f"{expected}; got {_show(x)}.") from None
+            off_grid = arr.dtype.kind == "f" and bool(np.isfinite(arr).all())
+            raise InputError(f"{expected}; got {_show(x)}{pymoo if off_grid else ''}.") from None
 
     # -- replications ----------------------------------------------------------------------
     def replicate(self, indices, reps, seed: SeedLike) -> np.ndarray:

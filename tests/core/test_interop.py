@@ -140,3 +140,19 @@ def test_a_pymoo_result_from_default_operators_decodes_to_designs():
     assert len(decoded) == len(res.F) and decoded["x"].between(0, 7).all()
     assert (decoded["design"] == decoded["x"]).all()  # design i is {"x": i}
     np.testing.assert_array_equal(decoded[["time", "cost"]].to_numpy(), res.F)
+
+
+def test_decode_points_to_decode_pymoo_for_what_pymoo_returns():
+    # issue #36: decode(res.X) failed on pymoo's float vectors and on several rows without a word
+    from mopt.expert import NTDMrProblem, reference_environment
+
+    problem = NTDMrProblem(reference_environment(0.1), n_reps=2)
+    for x in ([1.2, 0.0, 2.0, 1.0], [[1, 0, 2, 1], [0, 0, 0, 0]]):
+        with pytest.raises(mopt.InputError, match=r"use problem\.decode_pymoo\(res\)"):
+            problem.decode(np.array(x))
+    with pytest.raises(mopt.InputError) as info:  # a vector of the wrong length is not pymoo's: no hint
+        problem.decode([1, 0])
+    assert "decode_pymoo" not in str(info.value)
+    assert problem.decode(np.array([1.0, 0.0, 2.0, 1.0])) == problem.decode([1, 0, 2, 1])
+    got = problem.decode_pymoo([[1.2, 0.1, 1.9, 1.0]])
+    assert got["design"].tolist() == [problem.index([1, 0, 2, 1])]
