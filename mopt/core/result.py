@@ -18,7 +18,7 @@ from mopt.core.classes import class_table, representatives
 from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
 from mopt.core.pareto import pareto_mask
-from mopt.core.set_writer import atomic_write
+from mopt.core.set_writer import _sha256, atomic_write
 
 __all__ = ["Result", "atomic_write", "evaluations_frame", "sample_moments", "summarise"]
 
@@ -230,12 +230,16 @@ class Result:
         """Read a result written by :meth:`to_csv`.
 
         A directory replaced while it is read (a run writing a new set into it: the new directory
-        is swapped in) is read again, so the files read are always of one set.
+        is swapped in, or the files renamed in by :meth:`to_csv`) is read again, so the files read
+        are always of one set.  ``evaluations.csv`` must be the bytes whose sha256 ``result.json``
+        recorded (every set mopt writes records them; a result without them, older or written by
+        hand, is read unchecked).
 
         Raises
         ------
         InputError
-            A file is missing or malformed; the message names the file and the field or column.
+            A file is missing or malformed (the message names the file and the field or column),
+            or ``evaluations.csv`` was edited after it was written (its sha256 differs).
         """
         d = Path(directory)
         for attempt in range(5):
@@ -266,6 +270,9 @@ class Result:
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             raise InputError(f"'{ev_path}': malformed mopt result evaluations ({exc}).") from None
         _check_evaluations(ev, fields["objectives"], ev_path)
+        # after the checks of its content (which say what is wrong with a file edited badly): a
+        # file edited well is refused too, when the manifest recorded what was written
+        _check_recorded(ev_path, meta, meta_path)
         return cls(evaluations=ev, **fields)
 
     def __eq__(self, other) -> bool:
@@ -362,6 +369,22 @@ def _read_meta(meta, path: Path) -> dict:
             "objectives": tuple(objectives), "info": dict(info)}
 
 
+def _check_recorded(path: Path, meta: dict, meta_path: Path) -> None:
+    """The bytes of ``path`` are those whose sha256 the manifest ``result.json`` recorded in
+    ``files`` when the set was written (:meth:`Result._manifest_text`); a result without
+    ``files`` (written before it was recorded, or by hand) is not checked.  (A set replaced in
+    place while it is read changes the files' inodes: :meth:`Result.read_csv` reads it again.)"""
+    files = meta.get("files")
+    if files is None:
+        return
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise InputError(f"'{meta_path}': malformed mopt result: 'files' must map file names to sha256 digests.")
+    recorded = files.get(path.name)
+    if recorded is not None and _sha256(path) != recorded.lower():
+        raise InputError(f"'{path}' does not match the sha256 recorded in '{meta_path}' (edited after it "
+                         "was written?).")
+
+
 def _check_rows(text: str, path: Path) -> None:
     """Every line of ``evaluations.csv`` has as many fields as its header (pandas would pad a short
     row with NaN): a ragged row is refused, naming its line. Runs of empty lines (which the check
@@ -447,12 +470,17 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
 
 
 def _identity(d: Path):
-    """Which directory ``d`` is now (device and inode; None while it is absent)."""
-    try:
-        st = os.stat(d)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
+    """Which set ``d`` holds now: the device and inode of the directory (a set swapped in) and of
+    its ``result.json`` and ``evaluations.csv`` (a set replaced in place renames new files in);
+    None for what is absent."""
+    def inode(path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    return inode(d), inode(d / _META), inode(d / "evaluations.csv")
 
 
 def _same_info(a: dict, b: dict) -> bool:

@@ -185,6 +185,27 @@ def test_result_read_csv_reads_one_set_while_it_is_replaced(tmp_path):
     assert not bad, bad
 
 
+@pytest.mark.parametrize("command", ["decide", "report"])
+def test_a_result_edited_after_it_was_written_is_refused_in_one_line(command, tmp_path, capsys, result_set):
+    """``mopt decide DIR`` / ``mopt report DIR`` read DIR with Result.read_csv, which checks
+    evaluations.csv against the sha256 its manifest result.json recorded: a well-formed edit (one
+    makespan changed) is refused in one line, exit 2; without the digests (an older set) it reads."""
+    copy = copy_set(result_set[1], tmp_path / "copy")
+    ev = copy / "evaluations.csv"
+    rows = ev.read_text().splitlines()
+    header, first = rows[0].split(","), rows[1].split(",")
+    k = header.index("makespan")
+    first[k] = repr(float(first[k]) + 1.0)
+    ev.write_text("\n".join([rows[0], ",".join(first), *rows[2:]]) + "\n")
+    one_line(capsys, main([command, str(copy)]),
+             f"mopt: error: '{ev}' does not match the sha256 recorded in '{copy / 'result.json'}' "
+             "(edited after it was written?).")
+    meta = json.loads((copy / "result.json").read_text())
+    del meta["files"]
+    (copy / "result.json").write_text(json.dumps(meta))
+    assert main([command, str(copy)]) == 0, capsys.readouterr().err
+
+
 # -- (b) the old set survives any failure of the new one ----------------------------------------
 @pytest.mark.parametrize("fault", ["report raises", "disk full in the figure", "disk full in the manifest"])
 def test_a_failed_rewrite_leaves_the_old_set_byte_identical(fault, tmp_path, capsys, monkeypatch, result_set):
