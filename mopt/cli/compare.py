@@ -23,7 +23,9 @@ def add_parser(sub, run_options) -> None:
                     "with many replications): probability of correct selection and regret for a utility, "
                     "hypervolume ratio and Type I/II errors of the observed Pareto set; regret and correct "
                     "selection also under the family's first three default utilities.  Writes "
-                    "compare.csv (one row per run), summary.csv and progress.png.",
+                    "compare.csv (one row per run), summary.csv, truth.csv (the ground truth's "
+                    "evaluations), progress.png and report.html (the ground truth's front and the "
+                    "methods' scores against the budget; 'mopt report DIR' draws it again).",
     )
     compare.add_argument("scenario", metavar="SCENARIO.toml")
     run_options(compare, None)
@@ -71,16 +73,14 @@ def run(args) -> int:
         resolve_budgets,
         summary,
     )
+    from mopt.core.output_sets import manifest_with
     from mopt.core.problem import MAX_REPS, check_replications
     from mopt.core.random import resolve_seed
-    from mopt.core.result import Result
     from mopt.core.set_writer import write_set
     from mopt.peers import is_peer
     from mopt.peers import versions as peer_versions
     from mopt.progress_plot import plot_progress
-    from mopt.report import write_report
     from mopt.scenario import load_scenario
-    from mopt.scoring import SCORES
     from mopt.solvers.base import resolve_utility, utility_scores
     from mopt.utility_spec import parse_utility
 
@@ -138,20 +138,35 @@ def run(args) -> int:
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
                f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}."
                + (f" {ran[0].upper()}{ran[1:]}" if ran else ""))
-    truth_result = Result(method=f"exhaustive, {truth_n} replications each (the ground truth)",
-                          seed=truth_seed, n_evals=int(truth["n_reps"].sum()),
-                          objectives=tuple(problem.objectives), evaluations=truth,
-                          info={"family": scenario.family, "scenario": str(scenario.path)})
-    curves = df[df["status"] == "ok"].groupby(["method", "budget"], as_index=False).mean(numeric_only=True)
-    written = write_set(out, {  # the files are written whole, as a set (with manifest.json)
+    facts = {"name": scenario.name, "scenario": str(scenario.path), "family": scenario.family,
+             "truth_reps": truth_n, "truth_seed": truth_seed, "objectives": list(problem.objectives)}
+    written = write_set(out, {  # the files are written whole, as a set (with manifest.json, which keeps the facts)
         "compare.csv": lambda p: df.to_csv(p, index=False),
         "summary.csv": lambda p: table.to_csv(p, index=False),
+        "truth.csv": lambda p: truth.to_csv(p, index=False),  # the ground truth: mopt report draws the page again
         "progress.png": lambda p: plot_progress(df, p, title=f"{scenario.name}: search methods under equal "
                                                 "budgets", caption=caption),
-        "report.html": lambda p: write_report(
-            truth_result, p, family=scenario.family, scenario=scenario.path,
-            progress=curves[["method", "budget", *SCORES]],
-            title=f"{scenario.name}: search methods under equal budgets (the ground truth's front)"),
-    })[:4]
+        "report.html": lambda p: write_compare_report(p, df, truth, facts, scenario=scenario.path),
+    }, manifest=manifest_with("compare", facts))
+    written = [w for w in written if w.name != "truth.csv"][:4]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
+
+
+def write_compare_report(page, df, truth, facts: dict, scenario=None) -> None:
+    """``mopt compare``'s report: the ground truth's front (``truth``, its evaluations) with its
+    uncertainty and the methods' mean scores (of ``df``, ``compare.csv``) against the budget;
+    ``facts`` as the manifest records them, ``scenario`` the scenario file (or its text) if known.
+    ``mopt report DIR`` draws it again from the directory."""
+    from mopt.core.result import Result
+    from mopt.report import write_report
+    from mopt.scoring import SCORES
+
+    truth_result = Result(method=f"exhaustive, {facts['truth_reps']} replications each (the ground truth)",
+                          seed=facts["truth_seed"], n_evals=int(truth["n_reps"].sum()),
+                          objectives=tuple(facts["objectives"]), evaluations=truth,
+                          info={"family": facts["family"], "scenario": facts["scenario"]})
+    curves = df[df["status"] == "ok"].groupby(["method", "budget"], as_index=False).mean(numeric_only=True)
+    write_report(truth_result, page, family=facts["family"], scenario=scenario,
+                 progress=curves[["method", "budget", *SCORES]],
+                 title=f"{facts['name']}: search methods under equal budgets (the ground truth's front)")

@@ -11,10 +11,13 @@ def add_parser(sub) -> None:
     """Add the ``report`` subcommand to ``sub`` (an argparse subparsers object)."""
     report = sub.add_parser(
         "report", help="an HTML report of a result directory",
-        description="Write DIR/report.html (written by 'frontier', 'demo' or a family's command): one "
-                    "self-contained page, opened from disk with no network, with the interactive "
-                    "frontier (hover shows each design's parameters, means and interval), the "
-                    "uncertain designs, the decisions of the family's utilities, and the run.",
+        description="Write DIR/report.html for the output directory DIR of 'frontier', 'demo', "
+                    "'compare', 'vmc' or 'portfolio': one self-contained page, opened from disk with "
+                    "no network. A result (frontier, demo): the interactive frontier (hover shows each "
+                    "design's parameters, means and interval), the uncertain designs, the decisions of "
+                    "the family's utilities, and the run; compare: the ground truth's front and the "
+                    "methods' scores against the budget; vmc, portfolio: the page the command wrote, "
+                    "drawn again from the directory's tables.",
     )
     report.add_argument("directory", metavar="DIR")
     report.add_argument("--out", default=None, metavar="PATH",
@@ -24,7 +27,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Run ``mopt report`` with parsed ``args``; return the exit code."""
-    from mopt.core.errors import InputError
     from mopt.core.family import families
     from mopt.core.outputs import check_out_file
     from mopt.core.result import Result
@@ -34,27 +36,115 @@ def run(args) -> int:
     from mopt.tables import choose
 
     directory = Path(args.directory)
+    if directory.is_file():  # the CSV of 'simulate' or 'koala', whose page is written beside it
+        from mopt.core.errors import InputError
+
+        raise InputError(f"'{directory}' is a file, not a result directory: 'mopt simulate' and 'mopt koala' "
+                         f"write their report beside their CSV ({directory.stem}.report.html) already; give "
+                         "the output directory of 'frontier', 'demo', 'compare', 'vmc' or 'portfolio'.")
+    if not (directory / "result.json").exists() and not (directory / "evaluations.csv").exists():
+        from mopt.core.output_sets import read_manifest
+
+        manifest = read_manifest(directory) if directory.is_dir() else None
+        if manifest is not None:  # the set of compare, vmc or portfolio
+            return _command_report(directory, manifest, args.out)
     result = Result.read_csv(directory)
     inputs = [directory / name for name in ("evaluations.csv", "front.csv", "result.json")]
     out = check_out_file(directory / "report.html" if args.out is None else args.out, inputs=inputs)
     family = families().get(result.info.get("family", DEFAULT_FAMILY))  # as 'mopt decide' reads it
     utilities = (family.default_utilities(result.objectives) if family is not None
                  else generic_utilities(result.objectives))
-    scenario = result.info.get("scenario")
-    text = None
-    if isinstance(scenario, str) and Path(scenario).is_file():  # the scenario file, if still there
-        from mopt.core.inputs import read_text
-
-        try:
-            text = read_text(Path(scenario), "scenario file")
-        except (InputError, OSError):
-            text = None  # the run table still names it
-        if text is not None and not _is_scenario(text, family):  # a path a stranger's result.json names:
-            text = None  # not copied into the page unless it is a scenario file of the result's family
+    text = _scenario_text(result.info.get("scenario"), family)
     write_report(result, out, family=family, scenario=text, chosen=choose(result, utilities),
                  title=f"mopt result: {directory}")
     print(out)
     return 0
+
+
+#: the table each command's set holds, by which its directory is recognised (also without the
+#: manifest's "command", which sets written before it was recorded lack)
+_SETS = {"compare": "compare.csv", "vmc": "vmc_summary.csv", "portfolio": "portfolio.csv"}
+
+
+def _command_report(directory: Path, manifest: dict, out) -> int:
+    """``mopt report DIR`` on the set of ``mopt compare``, ``vmc`` or ``portfolio``: its page drawn
+    again from the directory's tables and the facts its manifest records."""
+    import pandas as pd
+
+    from mopt.core.errors import InputError
+    from mopt.core.outputs import check_out_file
+
+    files = manifest["files"]
+    command = manifest.get("command")
+    if command not in _SETS:
+        command = next((c for c, name in _SETS.items() if name in files), None)
+    if command is None:
+        raise InputError(f"'{directory}' holds a mopt set of none of the commands 'mopt report' draws "
+                         f"(files {', '.join(sorted(files))}); give the output directory of 'frontier', "
+                         "'demo', 'compare', 'vmc' or 'portfolio'.")
+    facts = dict(manifest.get("facts") or {})
+    needed = {"compare": ("compare.csv", "truth.csv"), "vmc": ("vmc_summary.csv",),
+              "portfolio": ("portfolio.csv",)}[command]
+    missing = [name for name in needed if not (directory / name).is_file()]
+    if command == "compare" and (missing or not {"truth_reps", "truth_seed", "objectives", "family"} <= set(facts)):
+        raise InputError(f"'{directory}' was written by 'mopt compare' before it kept its ground truth "
+                         f"(truth.csv): its report.html is the report; run 'mopt compare' again for a new one.")
+    if missing:
+        raise InputError(f"'{directory}' is the output of 'mopt {command}' but {missing[0]} is missing; "
+                         f"run 'mopt {command}' again.")
+    from mopt.core.set_writer import _sha256
+
+    for name in needed:  # as Result.read_csv checks a result's files against its result.json
+        recorded = files.get(name)
+        if isinstance(recorded, str) and _sha256(directory / name) != recorded.lower():
+            raise InputError(f"'{directory / name}' does not match the sha256 recorded in "
+                             f"'{directory / 'manifest.json'}' (edited after it was written?).")
+    target = check_out_file(directory / "report.html" if out is None else out,
+                            inputs=[directory / name for name in needed])
+
+    def table(name: str) -> pd.DataFrame:
+        try:
+            return pd.read_csv(directory / name)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+            raise InputError(f"'{directory / name}': malformed {name} ({' '.join(str(exc).split())}).") from None
+
+    try:
+        if command == "vmc":
+            from mopt.vmc.commands import write_report
+
+            write_report(target, table("vmc_summary.csv"), facts)
+        elif command == "portfolio":
+            from mopt.cloud.portfolio_command import write_report
+
+            write_report(target, table("portfolio.csv"), facts)
+        else:
+            from mopt.cli.compare import write_compare_report
+            from mopt.core.family import families
+
+            facts.setdefault("name", directory.name)
+            write_compare_report(target, table("compare.csv"), table("truth.csv"), facts,
+                                 scenario=_scenario_text(facts.get("scenario"), families().get(facts["family"])))
+    except (KeyError, TypeError, ValueError) as exc:  # a table of other columns
+        raise InputError(f"'{directory}': the tables of 'mopt {command}' do not hold what its report draws "
+                         f"({type(exc).__name__}: {exc}); run 'mopt {command}' again.") from None
+    print(target)
+    return 0
+
+
+def _scenario_text(scenario, family) -> str | None:
+    """The text of the scenario file a set names, if it is still there (else the run table still
+    names it) and a scenario file of ``family``: a path a stranger's set names is not copied into
+    the page."""
+    from mopt.core.errors import InputError
+    from mopt.core.inputs import read_text
+
+    if not isinstance(scenario, str) or not Path(scenario).is_file():
+        return None
+    try:
+        text = read_text(Path(scenario), "scenario file")
+    except (InputError, OSError):
+        return None
+    return text if _is_scenario(text, family) else None
 
 
 def _is_scenario(text: str, family) -> bool:

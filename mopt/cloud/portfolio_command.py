@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "write_report"]
 
 #: offered load (work over what the VMs can do) above which ``mopt portfolio`` warns of a long run
 LOAD_WARNING = 0.8
@@ -72,6 +72,7 @@ def run(args) -> int:
     from mopt.cloud.simulate import MAX_PERIOD
     from mopt.core.errors import InputError, check_int, check_number
     from mopt.core.inputs import suggest
+    from mopt.core.output_sets import manifest_with
     from mopt.core.outputs import check_out, executor, write_set
     from mopt.tables import format_table
     from mopt.workloads import load_jobs, trace_files
@@ -151,32 +152,39 @@ def run(args) -> int:
           f"portfolio U = {u:.3f} ({100 * table.loc[best, 'gain']:+.1f} %), "
           f"{prun.summary['selections']:,} selections, "
           f"{prun.summary['online_simulations']:,} online simulations")
-    written = write_set(out, {  # one set, swapped in whole (with manifest.json)
+    facts = {"command": "mopt portfolio", "trace": args.trace, "jobs": len(jobs), "runtime": args.runtime,
+             "Δ": args.budget, "λ": args.ratio, "period": args.period, "alpha": args.alpha, "beta": args.beta,
+             "seed": args.seed}
+    written = write_set(out, {  # one set, swapped in whole (with manifest.json, which keeps the facts)
         "portfolio.csv": lambda p: table.to_csv(p, index=False),
         "selections.csv": lambda p: prun.log.to_csv(p, index=False),
         "portfolio.png": lambda p: plot_versus(
             table, prun, p, title=f"{args.trace}: {len(jobs):,} jobs, {args.runtime} runtimes, "
                                   f"{args.selection} rule, Δ = {args.budget}, period {args.period}, seed {args.seed}"),
-        "report.html": lambda p: _report(p, args, table, len(jobs)),
-    })
+        "report.html": lambda p: write_report(p, table, facts),
+    }, manifest=manifest_with("portfolio", facts))
     print(f"wrote {', '.join(str(p) for p in written[:4])}")
     return 0
 
 
-def _report(page, args, table, n_jobs: int) -> None:
-    """``mopt portfolio``'s report: constituents and portfolio, mean bounded slowdown against charged VM-hours."""
+def write_report(page, table, facts: dict) -> None:
+    """``mopt portfolio``'s report: constituents and portfolio, mean bounded slowdown against
+    charged VM-hours (``table``: ``portfolio.csv``; ``facts``: the run's, as the manifest records
+    them; ``mopt report DIR`` draws it again from the directory)."""
     from mopt.report.summary_page import Scatter, write_summary_report
 
     shown = table.assign(gain=100 * table["gain"]).rename(columns={"gain": "portfolio's gain in U [%]"})
+    known = ([f"{facts['jobs']:,} jobs"] if isinstance(facts.get("jobs"), int) else []) + \
+        ([f"{facts['runtime']} runtimes"] if "runtime" in facts else [])  # all but in an older set
+    how = f" (Δ = {facts['Δ']}, period {facts['period']} x 20 s)" if "Δ" in facts and "period" in facts else ""
+    lead = f"the portfolio of {len(table) - 1} policies{how} against each of them alone."
     write_summary_report(
-        page, title=f"mopt portfolio: {args.trace}",
-        lead=f"{n_jobs:,} jobs, {args.runtime} runtimes; the portfolio of {len(table) - 1} policies "
-             f"(Δ = {args.budget}, period {args.period} x 20 s) against each of them alone.",
+        page, title=f"mopt portfolio: {facts.get('trace', 'a trace')}",
+        lead=f"{', '.join(known)}; {lead}" if known else lead[0].upper() + lead[1:],
         tables=[("Portfolio and constituents", shown)],
         scatter=Scatter(table, "vm_hours", "bsd", "charged VM-hours [h]", "mean bounded slowdown",
                         label="policy", group="provisioning", hover=("utility",)),
-        facts={"command": "mopt portfolio", "trace": args.trace, "runtime": args.runtime, "Δ": args.budget,
-               "λ": args.ratio, "period": args.period, "alpha": args.alpha, "beta": args.beta, "seed": args.seed})
+        facts={"command": "mopt portfolio", **{k: v for k, v in facts.items() if k != "jobs"}})
 
 
 def offered_load(jobs, max_vms: int) -> float:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from mopt.core.errors import InputError
 
-__all__ = ["MANIFEST", "OUTPUT_FILES", "check_out", "set_members", "release_locks"]
+__all__ = ["MANIFEST", "OUTPUT_FILES", "check_out", "set_members", "release_locks", "manifest_with", "read_manifest"]
 
 
 #: the manifest of a set that is not a result (a result's is its ``result.json``)
@@ -35,7 +35,7 @@ MANIFEST = "manifest.json"
 OUTPUT_FILES = {
     "demo": ("front.csv", "evaluations.csv", "result.json", "front.png", "statics.csv", "report.html"),
     "frontier": ("front.csv", "evaluations.csv", "result.json", "front.png", "report.html"),
-    "compare": ("compare.csv", "summary.csv", "progress.png", "report.html", MANIFEST),
+    "compare": ("compare.csv", "summary.csv", "truth.csv", "progress.png", "report.html", MANIFEST),
     "vmc": ("vmc_runs.csv", "vmc_summary.csv", "vmc_throughput.png", "report.html", MANIFEST),
     "portfolio": ("portfolio.csv", "selections.csv", "portfolio.png", "report.html", MANIFEST),
 }
@@ -196,14 +196,44 @@ def set_members(directory) -> set[str] | None:
     return None
 
 
-def _default_manifest(files: dict[str, str]) -> str:
+def _default_manifest(files: dict[str, str], **recorded) -> str:
     from importlib.metadata import PackageNotFoundError, version  # not ``import mopt``: no import circle
 
     try:
         release = version("mopt")
     except PackageNotFoundError:  # run from a checkout that is not installed
         release = "unknown"
-    return json.dumps({"mopt": release, "files": files}, indent=2)
+    return json.dumps({"mopt": release, **recorded, "files": files}, indent=2, default=str)
+
+
+def manifest_with(command: str, facts: dict):
+    """The ``manifest=`` of :func:`~mopt.core.set_writer.write_set` for a set that also records
+    the command that wrote it and the run's facts (``"command"``, ``"facts"``): what ``mopt
+    report DIR`` reads to draw the set's page again.
+
+    Examples
+    --------
+    >>> name, text = manifest_with("vmc", {"seeds": 2})
+    >>> name, json.loads(text({"a.csv": "00"}))["facts"]
+    ('manifest.json', {'seeds': 2})
+    """
+    return MANIFEST, lambda files: _default_manifest(files, command=command, facts=facts)
+
+
+def read_manifest(directory) -> dict | None:
+    """The ``manifest.json`` of the set in ``directory`` (None if it has none); an InputError
+    naming the file if it is not a mopt manifest."""
+    from mopt.core.inputs import read_json
+
+    path = Path(directory) / MANIFEST
+    if not path.is_file():
+        return None
+    doc = read_json(path, "mopt manifest")
+    if not isinstance(doc, dict) or not isinstance(doc.get("files"), dict):
+        raise InputError(f"'{path}': malformed mopt manifest: 'files' must map file names to sha256 digests.")
+    if not isinstance(doc.get("facts", {}), dict):
+        raise InputError(f"'{path}': malformed mopt manifest: 'facts' must be a table.")
+    return doc
 
 
 # -- the lock -----------------------------------------------------------------------------------

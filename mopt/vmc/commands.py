@@ -13,7 +13,7 @@ import math
 
 from mopt.core.errors import InputError
 
-__all__ = ["add_parsers", "run"]
+__all__ = ["add_parsers", "run", "write_report"]
 
 def _list(kind):
     def parse(text: str):
@@ -94,6 +94,7 @@ def run(args) -> int:
 
     from mopt.core.errors import check_int, check_number
     from mopt.core.inputs import canonical
+    from mopt.core.output_sets import manifest_with
     from mopt.core.outputs import check_out, executor, write_set
     from mopt.core.space import ENUMERATION_LIMIT
     from mopt.plot import save_figure
@@ -158,33 +159,39 @@ def run(args) -> int:
           f"σ/μ {cv:g}, noise {args.noise}, information {args.information}; '-': not run in that "
           "scenario")
     print(summary_table(summary).to_string())
-    written = write_set(out, {  # one set, swapped in whole (with manifest.json)
+    facts = {"command": "mopt vmc", "seeds": n_seeds, "sample size": args.sample_size, "noise": args.noise,
+             "information": args.information, "σ/μ": cv}
+    written = write_set(out, {  # one set, swapped in whole (with manifest.json, which keeps the facts)
         "vmc_runs.csv": lambda p: runs.to_csv(p, index=False),
         "vmc_summary.csv": lambda p: summary.to_csv(p, index=False),
         "vmc_throughput.png": lambda p: save_figure(throughput_figure(summary), p, dpi=120),
-        "report.html": lambda p: _report(p, args, summary, n_seeds, cv),
-    })
+        "report.html": lambda p: write_report(p, summary, facts),
+    }, manifest=manifest_with("vmc", facts))
     print(f"wrote {', '.join(str(p) for p in written[:4])}")
     return 0
 
 
-def _report(page, args, summary, n_seeds: int, cv: float) -> None:
-    """``mopt vmc``'s report: each method's mean throughput per cell with its 95 % interval."""
+def write_report(page, summary, facts: dict) -> None:
+    """``mopt vmc``'s report: each method's mean throughput per cell with its 95 % interval
+    (``summary``: ``vmc_summary.csv``; ``facts``: the run's, as the manifest records them; ``mopt
+    report DIR`` draws it again from the directory)."""
     from mopt.report.summary_page import Scatter, write_summary_report
 
     points = summary.assign(cell=[f"{t} VMs {w} S{s}" for t, w, s in
                                   zip(summary["theta"], summary["workload"], summary["scenario"])])
+    n_seeds = facts.get("seeds", int(summary["seeds"].max()) if len(summary) else 0)
+    known = [f"{key} {facts[key]:g}" if isinstance(facts[key], float) else f"{key} {facts[key]}"
+             for key in ("σ/μ", "noise", "information") if key in facts]  # all three, but in an old set
     write_summary_report(
         page, title="mopt vmc: virtual-cluster methods per period",
         lead=f"Mean throughput (tasks per busy second) over {n_seeds} seed{'s' * (n_seeds > 1)} with its 95 % "
-             f"interval; σ/μ {cv:g}, noise {args.noise}, information {args.information}.",
+             f"interval{'; ' + ', '.join(known) if known else ''}.",
         tables=[("Throughput", summary_table(summary).reset_index().rename_axis(columns=None)),
                 ("Per cell and method", summary)],
         scatter=Scatter(points, "cell", "mean", "cell (cluster size, workload, scenario)",
                         "mean throughput [tasks / busy s]", label="method", group="method", error_y="ci95",
                         hover=("seeds",)),
-        facts={"command": "mopt vmc", "seeds": n_seeds, "sample size": args.sample_size, "noise": args.noise,
-               "information": args.information, "σ/μ": cv})
+        facts={"command": "mopt vmc", **facts})
 
 
 def summary_table(summary):

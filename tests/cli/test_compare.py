@@ -69,7 +69,7 @@ def test_compare_writes_tidy_rows_summary_and_figure(tmp_path, capsys):
     assert ex["runs"] == 2 and ex["pcs"] == rows[(rows["method"] == "exhaustive") & (rows["budget"] == 2890)]["pcs"].mean()
     assert (out / "progress.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in out.iterdir()) == ["compare.csv", "manifest.json", "progress.png", "report.html",
-                                                       "summary.csv"]
+                                                       "summary.csv", "truth.csv"]  # truth.csv: for mopt report
     assert "utility: product(makespan, cost)" in captured.out
     assert "ground truth: exhaustive search with 20 replications per strategy" in captured.out
     assert f"wrote {out / 'compare.csv'}" in captured.out
