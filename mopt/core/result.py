@@ -470,15 +470,16 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
 
 
 def _identity(d: Path):
-    """Which set ``d`` holds now: the device and inode of the directory (a set swapped in) and of
-    its ``result.json`` and ``evaluations.csv`` (a set replaced in place renames new files in);
-    None for what is absent."""
+    """Which set ``d`` holds now: the device, inode and change time of the directory (a set
+    swapped in) and of its ``result.json`` and ``evaluations.csv`` (a set replaced in place
+    renames new files in, which may reuse the inodes of the files they replace); None for what is
+    absent."""
     def inode(path):
         try:
             st = os.stat(path)
         except OSError:
             return None
-        return (st.st_dev, st.st_ino)
+        return (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size)
 
     return inode(d), inode(d / _META), inode(d / "evaluations.csv")
 
