@@ -71,6 +71,13 @@ def test_frontier_auto_says_what_it_chose(tmp_path, capsys):
     (["--method", "ocba", "--option", "n_reps=3"], ["unknown option 'n_reps' for method 'ocba'"]),
     (["--method", "screen", "--option", "breadth=2"], ["'breadth' must be in (0, 1]"]),
     (["--method", "ocba", "--option", "n0"], ["'--option' must look like KEY=VALUE"]),
+    # a word or a fraction where an integer is needed: named as the bounds are, before any simulation
+    (["--method", "ocba", "--option", "n0=abc"], ["'n0' must be an integer; got 'abc'"]),
+    (["--method", "ocba", "--option", "delta=1.5"], ["'delta' must be an integer; got 1.5."]),
+    (["--method", "mocba", "--option", "n0=2.5"], ["'n0' must be an integer; got 2.5."]),
+    (["--method", "oo", "--option", "n_rough=abc"], ["'n_rough' must be an integer; got 'abc'"]),
+    (["--method", "nsga2", "--option", "n_reps0=1.5"], ["'n_reps0' must be an integer; got 1.5."]),
+    (["--method", "exhaustive", "--option", "n_reps=x"], ["'n_reps' must be an integer; got 'x'"]),
     (["--method", "annealing"], ["'--method' must be one of", "'annealing'"]),
 ])
 def test_bad_method_options_exit_2(tmp_path, capsys, args, fragments):
