@@ -23,11 +23,12 @@ import tempfile
 import threading
 import time
 from concurrent.futures import Future, as_completed
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 
 from mopt.core.inputs import check_workers
+from mopt.core.interrupt import deferred_signals
 
 __all__ = ["CallPacer", "Runner", "kernel_threads", "local_cluster", "make_batches", "n_workers"]
 
@@ -321,17 +322,23 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     # the scheduler's HTTP server (dashboard) takes any free port
     # Ctrl-C in a terminal reaches the whole process group: the workers ignore SIGINT (blocked
     # while they are spawned, so they inherit it, and ignored by their preload) and this process,
-    # which handles it, shuts them down quietly; a Ctrl-C during the start is delivered after it
+    # which handles it, shuts them down quietly.  A Ctrl-C or SIGTERM during the start is held
+    # (deferred_signals: blocking SIGINT in this thread does not stop another thread from taking
+    # it and this one from raising it) and delivered once the cluster and its client are
+    # registered for closing: raised inside LocalCluster(), it left the cluster half-built and
+    # unclosed, and the resource tracker warned of 12 leaked semaphores at exit (issue #34)
     # the workers' scratch space is a directory of this run's own, removed when the cluster closes
     # (Dask's default, <tmp>/dask-scratch-space, was left behind after every run: issue #34)
     scratch = tempfile.mkdtemp(prefix="mopt-dask-")
     try:
-        with _sigint_blocked(), dask.config.set({"distributed.worker.preload": ["mopt.core.interrupt"],
-                                                 "temporary-directory": scratch}):
-            cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=log_level or logging.ERROR,
-                                   env={"NUMBA_NUM_THREADS": str(threads)}, local_directory=scratch)
-        with cluster, Client(cluster) as client:
+        with ExitStack() as opened:
+            with deferred_signals(), _sigint_blocked(), dask.config.set({
+                    "distributed.worker.preload": ["mopt.core.interrupt"], "temporary-directory": scratch}):
+                cluster = opened.enter_context(LocalCluster(
+                    n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                    silence_logs=log_level or logging.ERROR, env={"NUMBA_NUM_THREADS": str(threads)},
+                    local_directory=scratch))
+                client = opened.enter_context(Client(cluster))
             yield client
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
