@@ -19,8 +19,8 @@ therefore runs in two phases (the split and the rules are ours, after the works 
    then of the next layers,
    as local search around a Pareto set proposes (a uniform draw when no neighbour is left).  On a
    sparse space — under :data:`SPARSE` of the box ``[xl, xu]`` is designs, as subsets coded as 0/1
-   vectors are — the looks are stratified over the design indices instead, and the guided ones
-   uniform (mapping box points to their nearest designs would favour a few).
+   vectors are — every look is stratified over the design indices instead (no neighbourhood to
+   guide by; mapping box points to their nearest designs would favour a few).
 2. **Depth: elimination on common replications.**  Each round, every design seen is scored by
    how surely the observed front dominates it (:func:`dominance_margins`: the best front design's
    smallest separation over the objectives, in standard errors, on the replications both have),
@@ -225,7 +225,8 @@ class Screen(Solver):
             if self._k == problem.n_designs:
                 first = np.arange(problem.n_designs, dtype=np.int64)
             else:
-                n_fill = max(1, self._k - math.floor(self._checked()[1] * self._k))
+                guided = 0.0 if box_density(problem) < SPARSE else self._checked()[1]  # nothing to guide by
+                n_fill = max(1, self._k - math.floor(guided * self._k))
                 first = self._space_filling(state, n_fill)
             self._filled = len(first)
             return self._look(first)
