@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 
-__all__ = ["started_as_program", "stop_while_starting"]
+__all__ = ["started_as_program", "stop_while_starting", "stop_now"]
 
 #: the line and exit code of each signal (the same as :func:`mopt.cli._stopped`'s)
 STOPPED = {
@@ -40,6 +40,12 @@ def started_as_program() -> bool:
 
 
 def _stop(signum, frame):
+    stop_now(signum)
+
+
+def stop_now(signum: int) -> None:
+    """End the process at once with the line and exit code of ``signum`` (:data:`STOPPED`), what
+    was printed before flushed (also :func:`mopt.core.interrupt.exit_while_compiling`)."""
     line, code = STOPPED[signum]
     for stream in (sys.stdout, sys.stderr):  # what was printed before (never half a write)
         try:

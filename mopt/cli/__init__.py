@@ -32,7 +32,7 @@ from mopt.cli.options import RUN_OPTIONS, Parser
 from mopt.cli.pipe import guarded_stdout
 from mopt.core.errors import InputError, MoptError
 from mopt.core.family import families
-from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, sigterm_raises
+from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, exit_while_compiling, sigterm_raises
 from mopt.core.output_sets import release_locks
 from mopt.core.outputs import message as _message
 
@@ -94,6 +94,7 @@ def program() -> None:
     the interpreter's teardown, which frees Numba's compiled code object by object (measured: 0.5
     to 1 s on a loaded two-core machine, as long as the rest of the stop).
     """
+    exit_while_compiling()  # a signal does not wait for a long Numba compilation (mopt.core.interrupt)
     code = main()
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         for stream in (sys.stdout, sys.stderr):

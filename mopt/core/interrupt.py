@@ -5,7 +5,9 @@
 clean-up runs as for Ctrl-C: temporary files are removed, the journal is closed with every
 finished batch committed, a Dask cluster is shut down.  A signal that arrives while Numba compiles
 (or loads a compiled function from its cache), or while a compiled function converts its arguments
-or results, is raised as soon as Numba's code is left, never inside it.  Inside :func:`deferred_signals` (writing
+or results, is raised as soon as Numba's code is left, never inside it; in the ``mopt`` program,
+a compilation still running a second after the signal is not waited for: the process ends with
+its line (:func:`exit_while_compiling`).  Inside :func:`deferred_signals` (writing
 a set of output files), SIGINT and SIGTERM wait until the section ends, so they never leave half
 of a set replaced.  ``dask_setup`` is the preload of mopt's local Dask workers: they ignore
 SIGINT (a Ctrl-C in a terminal reaches the whole process group), and the main process, which
@@ -22,7 +24,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["Terminated", "sigterm_raises", "deferred_signals", "dask_setup", "check"]
+__all__ = ["Terminated", "sigterm_raises", "deferred_signals", "dask_setup", "check", "exit_while_compiling"]
 
 #: exit code of a run stopped by SIGTERM (128 + 15, the shell's convention)
 EXIT_TERMINATED = 143
@@ -67,12 +69,46 @@ def _in_numba(frame) -> bool:
     return False
 
 
+#: seconds a signal that arrives while Numba compiles waits for the compilation to end before the
+#: ``mopt`` program exits at once (:func:`exit_while_compiling`)
+COMPILE_WAIT_SECONDS = 1.0
+#: whether a signal that waited :data:`COMPILE_WAIT_SECONDS` for Numba's compiler ends the process
+_exit_while_compiling: list[bool] = [False]
+
+
+def exit_while_compiling(enabled: bool = True) -> None:
+    """In the ``mopt`` program (:func:`mopt.cli.program` calls this), a signal that arrives while
+    Numba compiles and is still waiting for the compilation :data:`COMPILE_WAIT_SECONDS` later
+    ends the process at once, with the command's line and exit code (130, 143), instead of after
+    the compilation (15 to 19 s on a cold cache: issue #34).  The clean-up is skipped, which is
+    sound: a compilation happens outside the sections that replace outputs (those hold signals,
+    :func:`deferred_signals`), so every output set is the old one or the new one; a journal
+    commits each batch in a transaction of its own (SQLite rolls back the one under way); the
+    locks of ``--out`` are released (their files removed) and the private folder of a set being
+    written, if any, is removed by the next run (its pid is gone); Dask's workers exit with the
+    process that started them.  A program that imports mopt as a library is never exited."""
+    _exit_while_compiling[0] = enabled
+
+
 def _deliver_later(signum: int, compiling: bool) -> None:
     """Deliver ``signum`` to the main thread again (a thread): once Numba's compiler lock is free,
-    or after :data:`RETRY_SECONDS`."""
+    or after :data:`RETRY_SECONDS`; in the ``mopt`` program, a compilation that still runs
+    :data:`COMPILE_WAIT_SECONDS` later ends the process (:func:`exit_while_compiling`)."""
     if compiling:
-        lock = sys.modules["numba.core.compiler_lock"].global_compiler_lock
-        lock.acquire()  # blocks while the main thread compiles
+        lock = sys.modules["numba.core.compiler_lock"].global_compiler_lock._lock
+        if _exit_while_compiling[0]:
+            if not lock.acquire(timeout=COMPILE_WAIT_SECONDS):  # still compiling: stop now
+                from mopt._startup import stop_now
+
+                outputs = sys.modules.get("mopt.core.output_sets")
+                if outputs is not None:  # the lock files of --out, and the folders made for them
+                    try:
+                        outputs.release_locks()
+                    except Exception:  # noqa: BLE001 - the process ends all the same
+                        pass
+                stop_now(signum)
+        else:
+            lock.acquire()  # blocks while the main thread compiles
         lock.release()
     else:
         time.sleep(RETRY_SECONDS)

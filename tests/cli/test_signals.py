@@ -107,6 +107,20 @@ def startup_cpu(tmp_path_factory) -> float:
     return float(proc.stdout)
 
 
+def signal_and_wait(proc: subprocess.Popen, sig) -> tuple[str, float]:
+    """Send ``sig`` to ``proc`` (still running) and wait for its end (killed after 60 s): its
+    stderr and the seconds from the signal to its end."""
+    assert proc.poll() is None, f"the run ended before the signal (exit {proc.returncode}): make it longer"
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    return err, time.monotonic() - sent
+
+
 def stop(command: str, sig, tmp_path: Path, cpu: float):
     """Start ``command`` over an output folder holding an earlier run's files, send ``sig`` once it
     used ``cpu`` CPU seconds; return (exit code, seconds from the signal to its end, stderr, folder)."""
@@ -124,15 +138,7 @@ def stop(command: str, sig, tmp_path: Path, cpu: float):
     deadline = time.monotonic() + 120
     while proc.poll() is None and cpu_seconds(proc.pid) < cpu and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert proc.poll() is None, f"{command} ended before the signal (exit {proc.returncode}): make it longer"
-    sent = time.monotonic()
-    proc.send_signal(sig)
-    try:
-        _, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
-    elapsed = time.monotonic() - sent
+    err, elapsed = signal_and_wait(proc, sig)
     for name in files:
         assert (out / name).read_bytes() == f"an earlier run's {name}\n".encode(), f"{name} was replaced"
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")], sorted(p.name for p in out.iterdir())
@@ -199,15 +205,35 @@ def test_ctrl_c_while_a_local_dask_cluster_starts_ends_in_one_line(after, tmp_pa
     while proc.poll() is None and not children(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.01)
     time.sleep(after)
-    assert proc.poll() is None, f"the run ended before the signal (exit {proc.returncode})"
-    proc.send_signal(signal.SIGINT)
-    try:
-        _, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
+    err, _ = signal_and_wait(proc, signal.SIGINT)
     assert proc.returncode == 130, (proc.returncode, err)
     assert "leaked" not in err and "Traceback" not in err, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(LINES[signal.SIGINT]), err
     assert sorted(os.listdir(tmp)) == [], sorted(os.listdir(tmp))  # no dask-scratch-space, no mopt-dask-*
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_while_numba_compiles_stops_the_program_soon(sig, tmp_path):
+    """`mopt demo` on an empty Numba cache (NUMBA_CACHE_DIR a new folder: the simulator compiles,
+    10 s and more here), signalled 0.5 s after it says it compiles: it waits at most
+    COMPILE_WAIT_SECONDS (1 s) for the compilation, then ends with its line and exit code,
+    having written nothing and left no lock (before: it stopped only once the compilation ended,
+    5 to 19 s after the signal, issue #34)."""
+    from mopt.core.interrupt import COMPILE_WAIT_SECONDS
+
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "mopt", "demo", "--out", str(tmp_path / "run" / "out"), "--quiet"],
+                            env={**ENV, "NUMBA_CACHE_DIR": str(cache)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    first = proc.stderr.readline()  # printed just before the first call compiles the simulator
+    assert first.startswith("mopt: compiling the simulator on first use"), first
+    time.sleep(0.5)
+    err, elapsed = signal_and_wait(proc, sig)
+    assert proc.returncode == CODES[sig], (proc.returncode, err)
+    assert err.strip().splitlines() == [LINES[sig]], err
+    assert elapsed <= COMPILE_WAIT_SECONDS + STOP_SECONDS, f"stopped {elapsed:.2f} s after {sig.name}"
+    assert sorted(os.listdir(tmp_path)) == ["numba-cache"], sorted(os.listdir(tmp_path))  # no run/, no lock
+    print(f"{sig.name}: stopped {elapsed:.2f} s after the signal")
