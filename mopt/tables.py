@@ -10,7 +10,8 @@ import pandas as pd
 
 from mopt.scoring import best_or_none
 
-__all__ = ["format_table", "choose", "chosen_table", "parameter_columns", "front_rows", "front_heading"]
+__all__ = ["format_table", "choose", "chosen_table", "parameter_columns", "front_rows", "front_heading",
+           "with_errors", "errors_note"]
 
 
 def _fmt_n(n) -> str:
@@ -45,10 +46,25 @@ def _formatter(name: str, column: pd.Series, spec=None):
     return cell
 
 
-def format_table(df: pd.DataFrame, columns: list[str] | None = None, formats: dict | None = None) -> str:
+def _with_se(column: pd.Series, se: pd.Series, cell) -> pd.Series:
+    """``column``'s cells as ``mean ± se`` text (each printed by ``cell``), the means right-aligned
+    and the ``±`` signs in one column."""
+    means = [cell(m) for m in column]
+    errs = ["" if isinstance(v, float) and math.isnan(v) else cell(v) for v in se]
+    wide_mean, wide_err = max(map(len, means)), max(map(len, errs))
+    text = [f"{m.rjust(wide_mean)} ± {e.ljust(wide_err)}" if e else m.rjust(wide_mean).ljust(wide_mean + 3 + wide_err)
+            for m, e in zip(means, errs)]
+    width = max(len(column.name), *(len(t) for t in text))
+    return pd.Series([t.rjust(width) for t in text], index=column.index, name=column.name)
+
+
+def format_table(df: pd.DataFrame, columns: list[str] | None = None, formats: dict | None = None,
+                 *, errors=()) -> str:
     """A plain-text table of design rows, each column printed as the family's ``formats`` say
     (column -> format, see :func:`_formatter`; a family declares them in its
-    :class:`~mopt.core.family.Family`), text left-aligned, missing values as ``-``.
+    :class:`~mopt.core.family.Family`), text left-aligned, missing values as ``-``. A column
+    named in ``errors`` (an objective) that has a ``<column>_se`` column is printed as
+    ``mean ± standard error``, both in the column's format.
 
     Examples
     --------
@@ -58,15 +74,26 @@ def format_table(df: pd.DataFrame, columns: list[str] | None = None, formats: di
       N    T  cost
     inf    0 1.235
       2 1500     -
+    >>> print(format_table(pd.DataFrame({"makespan": [4301.2, 12653.0], "makespan_se": [35.4, 1297.0],
+    ...                                  "cost": [0.76, 0.57]}),
+    ...                    ["makespan", "cost"], {"makespan": "{:.0f}"}, errors=["makespan"]))
+        makespan cost
+     4301 ± 35   0.76
+    12653 ± 1297 0.57
     """
     if len(df) == 0:
         return "(none)"
     columns = [c for c in (columns or list(df.columns)) if c in df.columns]
     table = df[columns]
-    # text columns get left-aligned headers of their own width
-    headers = {c: c.ljust(int(table[c].astype(str).str.len().max())) for c in columns
-               if not pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c])}
     formats = formats or {}
+    with_se = [c for c in errors if c in columns and f"{c}_se" in df.columns]
+    if with_se:  # mean ± se, already text (right-aligned): printed as it is
+        table = table.assign(**{c: _with_se(df[c], df[f"{c}_se"], _formatter(c, df[c], formats.get(c)))
+                                for c in with_se})
+        formats = {**formats, **{c: "{}" for c in with_se}}
+    # text columns get left-aligned headers of their own width
+    headers = {c: c.ljust(int(table[c].astype(str).str.len().max())) for c in columns if c not in with_se
+               and (not pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))}
     formatters = {headers.get(c, c): _formatter(c, table[c], formats.get(c)) for c in columns}
     text = table.rename(columns=headers).to_string(index=False, formatters=formatters, na_rep="-")
     return "\n".join(line.rstrip() for line in text.splitlines())
@@ -77,16 +104,17 @@ def choose(result, utilities: dict) -> dict:
     return {label: best_or_none(result, u) for label, u in utilities.items()}
 
 
-def chosen_table(chosen: dict, columns: list[str], formats: dict | None = None) -> str:
-    """:func:`format_table` of the chosen rows, one per label (``-`` where none was chosen)."""
-    rows = []
+def chosen_table(chosen: dict, columns: list[str], formats: dict | None = None, *, errors=()) -> str:
+    """:func:`format_table` of the chosen rows, one per label (``-`` where none was chosen);
+    ``errors``: the columns printed as ``mean ± standard error``."""
+    rows, kept = [], [*columns, *(f"{c}_se" for c in errors)]
     for label, row in chosen.items():
         if row is None:
-            rows.append({"choice": label, **{c: math.nan for c in columns}})
+            rows.append({"choice": label, **{c: math.nan for c in kept}})
         else:
             rows.append({"choice": label, **{c: math.nan if row.get(c) is None else row[c]
-                                             for c in columns}})
-    return format_table(pd.DataFrame(rows), ["choice", *columns], formats)
+                                             for c in kept}})
+    return format_table(pd.DataFrame(rows), ["choice", *columns], formats, errors=errors)
 
 
 def parameter_columns(result) -> list[str]:
@@ -158,6 +186,16 @@ def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, t
                      "(a two-design estimate: a lower bound when others compete)")
         lines.append(f"{label}: p_best {row['p_best']:.2f} < {below:g}; runner-up design {runner}; {need}.")
     return "\n".join(lines)
+
+
+def with_errors(result) -> list[str]:
+    """The objectives of ``result`` that have standard errors (printed as ``mean ± se``)."""
+    return [o for o in result.objectives if f"{o}_se" in result.evaluations.columns]
+
+
+def errors_note(result) -> str:
+    """What the ``±`` of a printed table is, or "" when nothing is printed with one."""
+    return "; objectives: mean ± standard error of the mean" if with_errors(result) else ""
 
 
 def front_heading(result, noun: str, front: pd.DataFrame) -> str:

@@ -212,17 +212,19 @@ def test_frontier_and_decide_for_a_fake_family(toy, tmp_path, capsys):
     assert (out / "front.png").stat().st_size > 0  # the generic figure
     # the family's default utility is printed after the frontier: the fastest toy is design 0
     line = next(ln for ln in printed.splitlines() if ln.startswith("fastest"))
-    assert line.split()[1:5] == ["0", "1", "5", "1.00"]  # i, time, energy, p_best (no noise: sure)
+    # i, time ± se, energy ± se, p_best (no noise: sure)
+    assert line.split()[1:9] == ["0", "1", "±", "0", "5", "±", "0", "1.00"]
 
     # decide without --utility: the defaults of the family that wrote the directory
     assert main(["decide", str(out)]) == 0
     decided = capsys.readouterr().out
     line = next(ln for ln in decided.splitlines() if ln.startswith("fastest"))
-    assert line.split()[1:5] == ["0", "0", "1", "5"]  # design, i, time, energy (then p_best, runner_up)
+    # design, i, time ± se, energy ± se (then p_best, runner_up)
+    assert line.split()[1:9] == ["0", "0", "1", "±", "0", "5", "±", "0"]
     # with a utility, any objective names of the result work (the cheapest in energy: design 2)
     assert main(["decide", str(out), "--utility", "minimize(energy)"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("minimize(energy)"))
-    assert line.split()[1:5] == ["2", "2", "4", "1"]  # design, i, time, energy (then p_best, runner_up)
+    assert line.split()[1:9] == ["2", "2", "4", "±", "0", "1", "±", "0"]  # design, i, time ± se, energy ± se
 
 
 def test_scenario_options_and_option_flags(toy, tmp_path, capsys):

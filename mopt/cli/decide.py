@@ -9,6 +9,7 @@ from mopt.tables import (
     how_sure,
     parameter_columns,
     unsure_notes,
+    with_errors,
 )
 
 __all__ = ["add_parser", "run"]
@@ -55,7 +56,8 @@ def run(args) -> int:
         print(certainty)
     sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
     print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *sure],
-                       {"p_best": "{:.2f}", "runner_up": "count", **family.formats}))
+                       {"p_best": "{:.2f}", "runner_up": "count", **family.formats},
+                       errors=with_errors(result)))
     if sure:
         print("p_best: the probability that the design is the utility's true best, from the designs' "
               "means and standard errors (a posterior probability, not a calibrated frequency); "

@@ -18,12 +18,14 @@ from mopt.tables import (
     certified_status,
     choose,
     chosen_table,
+    errors_note,
     format_table,
     front_heading,
     front_rows,
     how_sure,
     parameter_columns,
     unsure_notes,
+    with_errors,
 )
 
 __all__ = ["MAX_ROWS", "add_parser", "run"]
@@ -122,13 +124,14 @@ def run(args) -> int:
     status = certified_status(result)  # certified once: the front's column and the how-sure line
     front, extra = front_rows(result, status=status)
     legend = f" ({scenario.legend})" if scenario.legend else ""
-    say(f"\n{front_heading(result, scenario.noun, front)}, {result.n_evals} replications{legend}")
+    say(f"\n{front_heading(result, scenario.noun, front)}, {result.n_evals} replications{legend}"
+        f"{errors_note(result)}")
     shown = front
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included
         shown = front.iloc[np.unique(np.linspace(0, len(front) - 1, MAX_ROWS).round().astype(int))]
     columns = [*parameter_columns(result), *result.objectives]
     formats = {**HOW_SURE_FORMATS, **scenario.family_object.formats}
-    say(format_table(shown, [*columns, *extra], formats))
+    say(format_table(shown, [*columns, *extra], formats, errors=with_errors(result)))
     if len(shown) < len(front):
         say(f"(showing {len(shown)} of {len(front)} frontier rows, evenly spaced; all are in "
             f"{out / 'front.csv'})")
@@ -139,7 +142,7 @@ def run(args) -> int:
     chosen = choose(result, utilities)
     if chosen:
         say(f"\nChosen {scenario.noun} (mopt decide DIR --utility SPEC for others):")
-        say(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats))
+        say(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats, errors=with_errors(result)))
         if unsure_notes(result, chosen, utilities):
             say(unsure_notes(result, chosen, utilities))
     extra = scenario.report(result)

@@ -20,11 +20,13 @@ from mopt.tables import (
     certified_status,
     choose,
     chosen_table,
+    errors_note,
     format_table,
     front_heading,
     front_rows,
     how_sure,
     unsure_notes,
+    with_errors,
 )
 
 __all__ = ["FS_NOTE", "STRATEGY_COLUMNS", "DEMO_BUDGET", "DEMO_DEADLINE", "add_parsers", "run"]
@@ -88,9 +90,10 @@ def run(args) -> int:
     status = certified_status(result)  # certified once: the front's column and the how-sure line
     front, extra = front_rows(result, status=status)
     columns = [*STRATEGY_COLUMNS, "makespan", "cost"]
-    print(f"\n{front_heading(result, 'strategies', front)} (makespan = tail phase [s], cost [cent/task])")
+    print(f"\n{front_heading(result, 'strategies', front)} (makespan = tail phase [s], cost [cent/task]"
+          f"{errors_note(result)})")
     formats = {**HOW_SURE_FORMATS, **FAMILY.formats}
-    print(format_table(front, [*columns, *extra], formats))
+    print(format_table(front, [*columns, *extra], formats, errors=with_errors(result)))
     print(how_sure(result, status=status))
 
     u = mopt.utility
@@ -105,7 +108,7 @@ def run(args) -> int:
     }
     chosen = choose(result, utilities)
     print("\nChosen strategies (the paper's Fig. 7 decisions):")
-    print(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats))
+    print(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats, errors=with_errors(result)))
     if unsure_notes(result, chosen, utilities):
         print(unsure_notes(result, chosen, utilities))
 

@@ -238,3 +238,20 @@ def test_out_dash_writes_the_front_as_csv_on_stdout(tmp_path, capsys):
 def test_quiet_silences_the_progress_bar(tmp_path, capsys):
     assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "o"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_frontier_prints_each_objective_with_its_standard_error(tmp_path, capsys):
+    """The front table and the chosen table show ``mean ± se`` (issue #36): the README stresses the
+    standard errors, and the printout showed the means alone."""
+    out = tmp_path / "bp"
+    assert main(["frontier", str(REFERENCE), "--out", str(out), "--method", "blind_pick", "--budget", "200",
+                 "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert "objectives: mean ± standard error of the mean" in said
+    front = pd.read_csv(out / "front.csv")
+    for _, row in front.iterrows():  # makespan "{:.0f}", cost "{:.3f}" (the expert family's formats)
+        assert f"{row['makespan']:.0f} ± {row['makespan_se']:.0f}" in said
+        assert f"{row['cost']:.3f} ± {row['cost_se']:.3f}" in said
+    chosen = said.split("Chosen strategies")[1]
+    best = front.loc[front["makespan"].idxmin()]
+    assert f"{best['makespan']:.0f} ± {best['makespan_se']:.0f}" in chosen.splitlines()[2]

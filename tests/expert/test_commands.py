@@ -34,6 +34,10 @@ def test_demo_writes_outputs_and_chooses_from_the_frontier(tmp_path, capsys):
     cells = chosen_line(captured.out, "min makespan")  # ... makespan, cost, p_best, runner_up
     assert cells[-4:-2] == [f"{fastest['makespan']:.0f}", f"{fastest['cost']:.3f}"]
     assert 0 <= float(cells[-2]) <= 1
+    # the front and the chosen rows show each objective's standard error beside its mean (issue #36)
+    assert "objectives: mean ± standard error of the mean" in captured.out
+    shown = f"{fastest['makespan']:.0f} ± {fastest['makespan_se']:.0f}"
+    assert captured.out.count(shown) >= 2 and f"{fastest['cost']:.3f} ± {fastest['cost_se']:.3f}" in captured.out
     cheapest = direct.front.loc[direct.front["cost"].idxmin()]
     assert chosen_line(captured.out, "min cost")[-4:-2] == [f"{cheapest['makespan']:.0f}", f"{cheapest['cost']:.3f}"]
     knee = direct.best(mopt.utility.product("makespan", "cost"))
