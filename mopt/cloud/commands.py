@@ -110,16 +110,16 @@ def run(args) -> int:
                       drop_wide=args.drop_wide, progress=not args.quiet, vm_key=args.vm_key)
     atomic_write(out, lambda tmp: result.jobs.to_csv(tmp, index=False))
     s = result.summary
-    print(f"{policy.name} on {args.trace} ({s['n_jobs']} jobs, {args.runtime} runtimes, boot "
+    print(f"{policy.name} on {args.trace} ({s['n_jobs']:,} jobs, {args.runtime} runtimes, boot "
           f"{args.boot_delay:g} s, cap {args.max_vms} VMs"
           f"{'' if args.vm_key == 'mod' else f', VM key {args.vm_key}'})")
     if s["dropped"]:
-        print(f"  dropped {s['dropped']} jobs wider than the cap")
+        print(f"  dropped {s['dropped']:,} jobs wider than the cap")
     if s["missing_req_time"]:
-        print(f"  {s['missing_req_time']} jobs without a requested time take the largest one "
+        print(f"  {s['missing_req_time']:,} jobs without a requested time take the largest one "
               f"requested before them")
-    print(f"  R_J {s['R_J']:.0f} VM-s   R_V {s['R_V']:.0f} VM-s   utilisation {s['utilisation']:.3f}")
-    print(f"  mean bounded slowdown {s['bsd']:.3f}   charged {s['vm_hours']:.0f} VM-hours")
+    print(f"  R_J {s['R_J']:,.0f} VM-s   R_V {s['R_V']:,.0f} VM-s   utilisation {s['utilisation']:.3f}")
+    print(f"  mean bounded slowdown {s['bsd']:.3f}   charged {s['vm_hours']:,.0f} VM-hours")
     print(f"  utility U = {s['utility']:.3f} (kappa 100, alpha {args.alpha:g}, beta {args.beta:g})")
     _simulate_report(page, args, policy.name, result)
     print(f"wrote {out}, {page}")

@@ -30,8 +30,9 @@ def test_simulate_prints_summary_and_writes_csv(swf, tmp_path, capsys):
                  str(out), "--quiet"])
     assert code == 0
     text = capsys.readouterr().out
-    # job 1: spec §5 (4 VMs, 1 h each); job 2: one VM leased at 5000, 1 h: R_V = 5 h = 18000
-    assert "ODA-FCFS-FirstFit" in text and "R_V 18000" in text and "VM-hours" in text
+    # job 1: spec §5 (4 VMs, 1 h each); job 2: one VM leased at 5000, 1 h: R_V = 5 h = 18000;
+    # R_J = 4 x 600 + 100; large numbers are grouped (issue #36: "R_J 1820942856 VM-s")
+    assert "ODA-FCFS-FirstFit" in text and "R_J 2,500 VM-s   R_V 18,000 VM-s" in text and "VM-hours" in text
     df = pd.read_csv(out)
     assert df["start"].tolist() == [120, 5120] and df["bsd"].iloc[0] == pytest.approx(1.2)
 
