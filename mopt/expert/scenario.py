@@ -184,9 +184,29 @@ _TURNAROUND = {kind: {k: key for k, key in KEYS["turnaround"].items() if key.whe
                for kind in TURNAROUND_KINDS}
 _OBSERVED = KEYS["observed"]
 _GRID = KEYS["grid"]
-#: printed wherever results of a parametric F_s are shown
+#: printed wherever results of a parametric F_s are shown: :func:`fs_note` of the scenario
 FS_NOTE = ("note: F_s is a parametric shifted lognormal (for the reference scenario, a stand-in for the "
            "paper's Fig. 5 CDF, which is not available as data).")
+#: the reference scenario's environment and F_s (mopt.expert.reference_environment)
+_REFERENCE = {"n_tasks": 150, "n_unreliable": 50, "t_ur": 2066.0, "mean": 2066.0, "shift": 1000.0, "sigma": 0.5}
+
+
+def fs_note(env: Environment, mean: float, shift: float, sigma: float) -> str:
+    """The note on a scenario's parametric F_s (its ``[turnaround]`` ``mean``, ``shift``,
+    ``sigma``): the paper's Fig. 5 is named only for the reference scenario.
+
+    Examples
+    --------
+    >>> from mopt.expert import wl3_environment
+    >>> print(fs_note(wl3_environment(), 1911, 1484, 0.5))
+    note: F_s is this scenario's parametric shifted lognormal (mean 1911 s, from 1484 s, sigma 0.5), a model of its CPU times, not a measured distribution.
+    """
+    values = {"n_tasks": env.n_tasks, "n_unreliable": env.n_unreliable, "t_ur": env.t_ur,
+              "mean": mean, "shift": shift, "sigma": sigma}
+    if all(math.isclose(float(values[k]), v) for k, v in _REFERENCE.items()):
+        return FS_NOTE
+    return (f"note: F_s is this scenario's parametric shifted lognormal (mean {mean:g} s, from {shift:g} s, "
+            f"sigma {sigma:g}), a model of its CPU times, not a measured distribution.")
 _PRESETS = ("paper", "high_resolution")
 _FRACTION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*/\s*(\d+(?:\.\d*)?|\.\d+)\s*$")
 
@@ -220,6 +240,8 @@ class ExpertScenario(Scenario):
     problem_kwargs: dict = field(default_factory=dict)
     turnaround_kind: str = "shifted_lognormal"
     observed: ObservedTail | None = field(default=None, compare=False, repr=False)
+    #: the note on a parametric F_s (:func:`fs_note`), "" for another turnaround model
+    note: str = field(default="", compare=False, repr=False)
 
     legend: ClassVar[str] = "makespan = tail phase [s], cost [cent/task]"
 
@@ -242,8 +264,8 @@ class ExpertScenario(Scenario):
             tail = self.observed
             lines.append(f"observed: the tail starts at T_tail = {tail.t_tail:g} s with {tail.n_remaining} of "
                          f"{tail.n_tasks} tasks remaining (online turnaround model; t_ur = {self.env.t_ur:.1f} s).")
-        if self.turnaround_kind == "shifted_lognormal":
-            lines.append(FS_NOTE)
+        if self.note:
+            lines.append(self.note)
         return lines
 
     def result_info(self, problem: NTDMrProblem) -> dict:
@@ -315,8 +337,11 @@ def parse(path: Path, doc: dict) -> ExpertScenario:
 
     grid = _grid(path, sections["grid"], env)
     run = parse_run(path, sections["run"])
+    note = ""
+    if kind == "shifted_lognormal":
+        note = fs_note(env, turn_section["mean"], turn_section["shift"], turn_section.get("sigma", 0.5))
     scenario = ExpertScenario(env=env, problem_kwargs=grid, turnaround_kind=kind, path=path, observed=observed,
-                        **run)
+                              note=note, **run)
     with where(path, "grid"):  # the grid's values are checked where the problem is built
         scenario.problem()
     return scenario

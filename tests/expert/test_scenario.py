@@ -264,3 +264,19 @@ def test_missing_turnaround_and_observed(tmp_path):
     text = REFERENCE.read_text().split("[turnaround]")[0]
     with pytest.raises(InputError, match=r"missing section \[turnaround\] \(or \[observed\]"):
         load_scenario(scenario_file(tmp_path, text=text))
+
+
+def test_fs_note_names_the_paper_only_for_the_reference_scenario(tmp_path):
+    """The F_s note printed by ``mopt frontier`` says what F_s is for this scenario (issue #36:
+    ``wl3.toml``'s run said "for the reference scenario, a stand-in…")."""
+    wl3 = load_scenario(EXAMPLES / "wl3.toml")
+    [note] = [line for line in wl3.intro(wl3.problem()) if line.startswith("note: F_s")]
+    assert "reference scenario" not in note and "Fig. 5" not in note
+    assert "this scenario's parametric shifted lognormal (mean 1911 s, from 1484 s, sigma 0.5)" in note
+    ref = load_scenario(REFERENCE)
+    [note] = [line for line in ref.intro(ref.problem()) if line.startswith("note: F_s")]
+    assert "for the reference scenario, a stand-in for the paper's Fig. 5 CDF" in note
+    other = load_scenario(scenario_file(tmp_path, ("shift = 1000", "shift = 900")))
+    assert not any("reference scenario" in line for line in other.intro(other.problem()))
+    online = load_scenario(EXAMPLES / "online.toml")  # an observed log: no F_s note
+    assert not any(line.startswith("note: F_s") for line in online.intro(online.problem()))
