@@ -330,6 +330,7 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     # the workers' scratch space is a directory of this run's own, removed when the cluster closes
     # (Dask's default, <tmp>/dask-scratch-space, was left behind after every run: issue #34)
     scratch = tempfile.mkdtemp(prefix="mopt-dask-")
+    _SCRATCH.add(scratch)
     try:
         with ExitStack() as opened:
             with deferred_signals(), _sigint_blocked(), dask.config.set({
@@ -342,6 +343,19 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
             yield client
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        _SCRATCH.discard(scratch)
+
+
+#: the scratch folders of the local clusters open in this process
+_SCRATCH: set[str] = set()
+
+
+def remove_scratch() -> None:
+    """Remove the scratch folders of the local clusters still open (for an exit that skips their
+    clean-up: :func:`mopt.core.interrupt.exit_while_compiling`)."""
+    for scratch in list(_SCRATCH):
+        shutil.rmtree(scratch, ignore_errors=True)
+        _SCRATCH.discard(scratch)
 
 
 @contextmanager

@@ -84,10 +84,23 @@ def exit_while_compiling(enabled: bool = True) -> None:
     sound: a compilation happens outside the sections that replace outputs (those hold signals,
     :func:`deferred_signals`), so every output set is the old one or the new one; a journal
     commits each batch in a transaction of its own (SQLite rolls back the one under way); the
-    locks of ``--out`` are released (their files removed) and the private folder of a set being
-    written, if any, is removed by the next run (its pid is gone); Dask's workers exit with the
-    process that started them.  A program that imports mopt as a library is never exited."""
+    locks of ``--out`` are released and a local Dask cluster's scratch folder removed
+    (:func:`clean_before_exit`), and the private folder of a set being written, if any, is
+    removed by the next run (its pid is gone); Dask's workers exit with the process that
+    started them.  A program that imports mopt as a library is never exited."""
     _exit_while_compiling[0] = enabled
+
+
+def clean_before_exit() -> None:
+    """What an exit that skips the clean-up (:func:`exit_while_compiling`) still removes: the lock
+    files of ``--out`` (and the folders made for them) and the scratch folders of local Dask
+    clusters (:func:`mopt.core.execute.local_cluster`).  Only modules already imported are asked."""
+    outputs, execute = sys.modules.get("mopt.core.output_sets"), sys.modules.get("mopt.core.execute")
+    for clean in ((outputs.release_locks,) if outputs else ()) + ((execute.remove_scratch,) if execute else ()):
+        try:
+            clean()
+        except Exception:  # noqa: BLE001 - the process ends all the same
+            pass
 
 
 def _deliver_later(signum: int, compiling: bool) -> None:
@@ -100,12 +113,7 @@ def _deliver_later(signum: int, compiling: bool) -> None:
             if not lock.acquire(timeout=COMPILE_WAIT_SECONDS):  # still compiling: stop now
                 from mopt._startup import stop_now
 
-                outputs = sys.modules.get("mopt.core.output_sets")
-                if outputs is not None:  # the lock files of --out, and the folders made for them
-                    try:
-                        outputs.release_locks()
-                    except Exception:  # noqa: BLE001 - the process ends all the same
-                        pass
+                clean_before_exit()
                 stop_now(signum)
         else:
             lock.acquire()  # blocks while the main thread compiles

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -72,3 +73,22 @@ def test_a_signal_inside_numbas_own_python_code_is_raised_after_it():
                 time.sleep(0.01)
             after.append("never raised")
     assert got == ["converted"] and after == []
+
+
+def test_clean_before_exit_releases_the_locks_and_removes_dask_scratch(tmp_path):
+    """What the program still cleans when a signal during a compilation ends it at once
+    (exit_while_compiling): the lock of --out with the folder made for it, and the scratch
+    folder of a local Dask cluster still open."""
+    from mopt.core import execute, outputs
+    from mopt.core.interrupt import clean_before_exit
+
+    out = tmp_path / "new" / "out"
+    outputs.check_out(out, command="frontier")
+    assert (tmp_path / "new" / ".out.mopt-lock").is_file()
+    scratch = tmp_path / "mopt-dask-test"
+    scratch.mkdir()
+    (scratch / "worker-1").mkdir()
+    execute._SCRATCH.add(str(scratch))
+    clean_before_exit()
+    assert sorted(os.listdir(tmp_path)) == []  # no lock, no folder made for it, no scratch
+    assert not execute._SCRATCH
