@@ -250,7 +250,7 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
     is discrete) and confidence intervals (:func:`interval_errors`) of the rows ``intervals``
     selects (``"front"``: the front and the designs listed in ``uncertain``; ``"all"``; None).
 
-    Returns the scatter of the sampled designs when it is shaded (for a colorbar), else None.
+    Returns the scatter of the evaluated designs when it is shaded (for a colorbar), else None.
     """
     shaded = P_NONDOMINATED in evaluations.columns and evaluations[P_NONDOMINATED].notna().any()
     label = (lambda text: text) if legend_labels else (lambda text: "_nolegend_")
@@ -260,10 +260,10 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
             mappable = ax.scatter(evaluations[x], evaluations[y], c=evaluations[P_NONDOMINATED],
                                   cmap=p_nondominated_cmap(), vmin=0.0, vmax=1.0, s=16,
                                   edgecolors="0.55", linewidths=0.3, zorder=1,
-                                  label=label(f"sampled {noun} ({len(evaluations)})"))
+                                  label=label(f"evaluated {noun} ({len(evaluations)})"))
         else:
             ax.scatter(evaluations[x], evaluations[y], s=12, color="0.45", alpha=sampled_alpha,
-                       linewidths=0, label=label(f"sampled {noun} ({len(evaluations)})"), zorder=1)
+                       linewidths=0, label=label(f"evaluated {noun} ({len(evaluations)})"), zorder=1)
     color = "black" if shaded else "C0"  # the front: black rings around shaded points, else blue
     bars = _bar_rows(evaluations, front, intervals, uncertain)
     xerr, yerr = interval_errors(bars, x), interval_errors(bars, y)
@@ -321,7 +321,7 @@ def plot_frontier(
     uncertain=(),
     line: bool = True,
 ) -> Figure:
-    """Draw sampled designs, their Pareto frontier with confidence intervals, chosen designs and
+    """Draw the evaluated designs, their Pareto frontier with confidence intervals, chosen designs and
     static baselines, on two objectives.
 
     Parameters

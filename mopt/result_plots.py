@@ -290,7 +290,7 @@ def plot_parallel(
         if shaded:
             fig.colorbar(lines, ax=ax, label=P_NONDOMINATED_LABEL, shrink=0.9)
     handles = [Line2D([], [], color="0.45" if not shaded else p_nondominated_cmap()(0.5), lw=0.8,
-                      label=f"sampled {noun} ({len(ev)})")]
+                      label=f"evaluated {noun} ({len(ev)})")]
     if len(front):
         pts = scaled(front[names])
         for row in pts:

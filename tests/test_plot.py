@@ -211,3 +211,19 @@ def test_doctests_of_result_plots():
 
     outcome = doctest.testmod(mopt.result_plots, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert outcome.attempted >= 2 and outcome.failed == 0
+
+
+def test_legends_say_evaluated_not_sampled():
+    """An exhaustive search samples nothing: the legends count the evaluated designs (issue #36:
+    front.png said "sampled strategies (289)")."""
+    result = _with_uncertainty(_result(names=KOALA, info={"family": "koala"}))
+    ev = result.evaluations
+    noun = get_family("koala").noun[0]
+
+    def legends(fig):
+        return [t.get_text() for leg in [*(ax.get_legend() for ax in fig.axes), *fig.legends] if leg
+                for t in leg.get_texts()]
+
+    for fig in (plot_frontier(ev, ev.iloc[:2], family="koala"), plot_parallel(result, family="koala")):
+        texts = legends(fig)
+        assert f"evaluated {noun} ({len(ev)})" in texts and not any("sampled" in t for t in texts), texts
