@@ -49,7 +49,7 @@ def add_parsers(sub, run_options) -> None:
                     "choose, the static strategies, a figure like the paper's Fig. 7, and report.html "
                     "(the interactive frontier, for a browser).",
     )
-    run_options(demo, "mopt-demo", journal=True)
+    run_options(demo, "mopt-demo", journal=True, seed_default=1)
     demo.set_defaults(func=run)
 
 

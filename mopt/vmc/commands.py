@@ -36,7 +36,8 @@ def add_parsers(sub, run_options) -> None:
                     "search overhead, 3 ms per replication). Prints the mean throughput per cell and method "
                     "with a 95% interval over seeds.",
     )
-    run_options(p, "mopt-vmc")
+    run_options(p, "mopt-vmc", seed_default=1,
+                seed_help="the first seed of each cell's --seeds (seeds S, S+1, ...)")
     p.add_argument("--vms", type=_list("cluster sizes"), default=["16"], metavar="N1,N2",
                    help="cluster sizes (default 16)")
     p.add_argument("--workloads", type=_list("workloads"), default=["LFLD", "HFHD"], metavar="W1,W2",
@@ -196,7 +197,8 @@ def write_report(page, summary, facts: dict) -> None:
 
 def summary_table(summary):
     """One row per cell, one column per method: "mean ± half-width", or "-" where the method was
-    not run in that cell (Scenario 1 compares MC, BP and OO only: the paper's Table 2)."""
+    not run in that cell (Scenario 1 compares MC, BP and OO only: the paper's Table 2); the cells
+    by scenario, ``VMs`` (the cluster size θ that ``--vms`` sets) and workload."""
     cells = ["scenario", "theta", "workload"]
     methods = list(dict.fromkeys(summary["method"]))
 
@@ -207,7 +209,7 @@ def summary_table(summary):
     shown = summary.assign(text=summary.apply(text, axis=1))
     table = shown.pivot(index=cells, columns="method", values="text").reindex(columns=methods)
     order = list(dict.fromkeys(map(tuple, summary[cells].itertuples(index=False))))
-    return table.reindex(order).fillna("-")
+    return table.reindex(order).fillna("-").rename_axis(index={"theta": "VMs"})  # what --vms sets
 
 
 def throughput_figure(summary):

@@ -105,6 +105,9 @@ def test_mopt_vmc_command(workdir, capsys):
                  "--seeds", "2", "--sample-size", "20", "--out", str(out), "--quiet"]) == 0
     text = capsys.readouterr().out
     assert "ioo" in text and (out / "vmc_summary.csv").exists()
+    # the cluster size is named as --vms names it, not "theta" (issue #36)
+    header = text.splitlines()[2].split()
+    assert header[:3] == ["scenario", "VMs", "workload"] and "theta" not in text
 
 
 @pytest.mark.parametrize("argv", [
@@ -140,6 +143,15 @@ def test_mopt_vmc_help_shows_a_plain_percent(capsys):
     assert main(["vmc", "--help"]) == 0
     text = capsys.readouterr().out
     assert "95% interval" in text and "%%" not in text
+
+
+@pytest.mark.parametrize("command", ["vmc", "demo"])
+def test_seed_help_mentions_no_scenario_where_the_command_takes_none(command, capsys):
+    """``mopt vmc`` and ``mopt demo`` take no scenario file: their --seed's default is 1, not "the
+    scenario's [run] seed" (issue #36)."""
+    assert main([command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 1)" in text.split("--seed S", 2)[2] and "scenario's [run] seed" not in text
 
 
 def test_mopt_vmc_refuses_a_bad_out_before_simulating(capsys, workdir):
