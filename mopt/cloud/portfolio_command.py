@@ -145,7 +145,8 @@ def run(args) -> int:
           f"period {args.period} x 20 s, "
           f"{args.runtime} runtimes, α = {args.alpha}, β = {args.beta}, seed {args.seed}"
           f"{'' if args.vm_key == 'mod' else f', VM key {args.vm_key}'}")
-    print(format_table(shown))
+    print(format_table(shown, formats={"gain_%": "{:+.1f}"}))
+    print("gain_%: the portfolio's gain in utility over the row's policy, 100 x (U(portfolio) / U(policy) - 1)")
     best = table.iloc[:-1]["utility"].idxmax()
     u = table["utility"].iloc[-1]
     print(f"best constituent: {table.loc[best, 'policy']} (U = {table.loc[best, 'utility']:.3f}); "

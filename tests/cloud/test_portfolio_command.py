@@ -30,6 +30,13 @@ def test_prints_every_constituent_and_the_best(trace, tmp_path, capsys):
     assert code == 0
     assert "ODA-FCFS-FirstFit" in stdout and "ODX-FCFS-FirstFit" in stdout
     assert "best constituent: ODA-FCFS-FirstFit" in stdout
+    # gain_% is explained in the line after the table, and printed as the best constituent's line has it
+    # (issue #36: it was unexplained)
+    lines = stdout.splitlines()
+    after = lines[next(i for i, line in enumerate(lines) if line.startswith("portfolio "))+ 1]
+    assert after == ("gain_%: the portfolio's gain in utility over the row's policy, "
+                     "100 x (U(portfolio) / U(policy) - 1)")
+    assert lines[next(i for i, line in enumerate(lines) if line.startswith("ODA-FCFS-FirstFit"))].endswith(" +0.0")
     table = pd.read_csv(out / "portfolio.csv")
     assert table["policy"].tolist() == ["ODA-FCFS-FirstFit", "ODX-FCFS-FirstFit", "portfolio"]
     # ODA on job 1 alone is spec §5's case; the portfolio chooses ODA at t = 0 and equals it here
