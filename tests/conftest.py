@@ -16,6 +16,102 @@ from tests.helpers import BAD_INPUTS, DATA_VAR
 NO_DOWNLOADS = "http://127.0.0.1:9/mopt-tests-download-no-traces"
 
 
+#: the slow tests, marked ``slow`` here (besides the few that carry ``@pytest.mark.slow``):
+#: end-to-end runs at the papers' sizes, matrices of commands run as subprocesses, fuzzing at full
+#: size, runs of the report in a browser. ``python -m pytest`` leaves them out (pyproject.toml's
+#: ``addopts``: ``-m 'not slow'``) and runs in minutes; ``python -m pytest -m slow`` runs them, and
+#: CI (``.ci/run``) runs both. Whole modules, by path:
+SLOW_MODULES = frozenset({
+    "tests/cli/test_faults.py",  # SIGKILL/SIGTERM at random moments, Dask workers: ~3 min
+    "tests/cli/test_fuzz_inputs.py",  # the command line fuzzed, full size
+    "tests/cli/test_pipe.py",  # every command with its stdout closed or piped into head
+    "tests/cli/test_recorded_outputs.py",  # every command's printout against the recorded one
+    "tests/cli/test_signals.py",  # signals delivered to commands run as subprocesses
+    "tests/cloud/test_causality.py",  # the rules walked forward over whole archive traces
+    "tests/cloud/test_fuzz_cloud_cli.py",  # the portfolio's scenarios and commands fuzzed, full size
+    "tests/koala/test_fuzz_koala.py",  # KOALA-C's scenarios and commands fuzzed, full size
+    "tests/koala/test_paper_claims.py",  # the paper's tables on whole traces
+    "tests/vmc/test_fuzz_vmc.py",  # VMC's scenarios and commands fuzzed, full size
+})
+#: single tests of otherwise quick modules, ``path::name`` (every parametrization of it)
+SLOW_TESTS = frozenset({
+    # the browser (headless Chromium) draws the report
+    "tests/test_report.py::test_browser_draws_one_svg_marker_per_design_offline",
+    "tests/test_report.py::test_browser_counts_designs_only_when_every_design_is_on_the_front",
+    "tests/test_report.py::test_browser_draws_three_objectives_and_progress",
+    "tests/test_report.py::test_browser_reports_a_script_error",
+    "tests/test_report.py::test_browser_screenshot_is_not_blank",
+    # every runnable block of the README and the docs, each a script or shell run
+    "tests/test_docs.py::test_block_runs",
+    "tests/test_docs.py::test_every_python_block_of_the_docs_runs",
+    # commands run as subprocesses, with workers, a cluster, journals
+    "tests/cli/test_frontier.py::test_frontier_with_workers_is_identical_to_in_process",
+    "tests/cli/test_frontier.py::test_scheduler_address_runs_on_that_cluster",
+    "tests/cli/test_frontier.py::test_journal_resumes_and_refuses_another_seed",
+    "tests/cli/test_frontier.py::test_journal_of_another_scenario_is_refused",
+    "tests/cli/test_frontier.py::test_frontier_with_every_method_and_options",
+    "tests/cli/test_frontier.py::test_out_dash_writes_the_front_as_csv_on_stdout",
+    "tests/cli/test_frontier.py::test_frontier_of_an_online_scenario",
+    "tests/cli/test_compare.py::test_compare_writes_tidy_rows_summary_and_figure",
+    "tests/cli/test_compare.py::test_compare_with_a_utility_on_a_small_scenario",
+    "tests/cli/test_bad_input_findings.py::test_7_journal_elsewhere_in_out_is_kept",
+    "tests/cli/test_main.py::test_installed_console_script_exits_2_without_traceback",
+    "tests/koala/test_scenario.py::test_cli_frontier",
+    "tests/test_did_you_mean.py::test_vmc_workloads_case_insensitive_and_did_you_mean",
+    "tests/cli/test_report_every_set.py::test_compare_directory",
+    "tests/cli/test_report_every_set.py::test_compare_directory_without_its_truth_is_refused_in_one_line",
+    # causality checked on whole archive traces, and over every stale-information case
+    "tests/koala/test_causality.py::test_no_policy_but_sjf_ideal_sees_the_future_random_cases",
+    "tests/vmc/test_causality.py::test_stale_information_sees_no_arrival_before_it_arrives",
+    # the engines against their reference models over whole spaces, in distribution, every policy
+    "tests/vmc/test_reference.py::test_whole_space_walk_equals_the_per_schedule_kernel",
+    "tests/vmc/test_reference.py::test_independent_draws_agree_with_the_paper_model_in_distribution",
+    "tests/vmc/test_multiperiod.py::test_serial_and_parallel_combine_kernels_agree",
+    "tests/cloud/test_model.py::test_engine_matches_model_binpack_key",
+    "tests/cloud/test_model.py::test_engine_matches_model_every_policy",
+    "tests/cloud/test_model.py::test_engine_matches_model_on_real_trace_slice",
+    "tests/cloud/test_online_consistency.py::test_fast_finish_equals_ticking_on",
+    # whole archive traces read, commands run end to end with workers
+    "tests/workloads/test_swf.py::test_real_trace_record_counts",
+    "tests/cloud/test_portfolio_command.py::test_workers_give_the_same_files",
+    "tests/cloud/test_portfolio_command.py::test_a_trace_the_vms_cannot_keep_up_with_is_announced",
+    "tests/cloud/test_module_layout.py::test_no_import_circle_through_the_simulators",
+    "tests/vmc/test_scenario.py::test_frontier_decide_compare_on_a_vmc_file",
+    "tests/vmc/test_scenario.py::test_mopt_vmc_both_scenarios_prints_intervals_and_no_nan_and_writes_a_figure",
+    "tests/vmc/test_scenario.py::test_mopt_vmc_command",
+    "tests/vmc/test_scenario.py::test_mopt_vmc_uses_the_executor_of_workers",
+    "tests/test_peers.py::test_the_cli_runs_peers_and_records_their_versions",
+    "tests/solvers/test_solve.py::TestNTDMr::test_two_worker_processes_give_the_in_process_result",
+    # statistical claims over many macroreplications, every method on every family
+    "tests/solvers/test_ocba.py::test_ocba_reaches_pcs_09_with_half_of_equal_allocations_budget",
+    "tests/solvers/test_ocba.py::test_default_n0_is_half_the_budget_between_2_and_10",
+    "tests/solvers/test_mocba.py::test_mocba_has_lower_type_1_plus_2_error_than_equal_allocation",
+    "tests/solvers/test_evolutionary_oo.py::test_eoo_ocba_differs_from_eoo_on_a_half_budget_stage",
+    "tests/solvers/test_screen.py::test_every_family",
+    "tests/koala/test_problem.py::test_every_method_runs_and_is_reproducible",
+    "tests/test_compare.py::test_compare_is_deterministic_with_common_seeds_across_methods",
+})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark :data:`SLOW_MODULES` and :data:`SLOW_TESTS` ``slow`` before ``-m`` selects; an entry that
+    names no test of a collected module is an error (a renamed test must not turn quick unnoticed)."""
+    collected, matched = set(), set()
+    for item in items:
+        module, _, rest = item.nodeid.partition("::")
+        name = f"{module}::{rest.split('[', 1)[0]}"
+        collected.add(module)
+        for key in (module, name):
+            if key in SLOW_MODULES or key in SLOW_TESTS:
+                matched.add(key)
+                item.add_marker(pytest.mark.slow)
+    stale = sorted(key for key in SLOW_MODULES | SLOW_TESTS
+                   if key.partition("::")[0] in collected and key not in matched)
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py lists slow tests that do not exist: {stale}")
+
+
 def pytest_configure(config):
     os.environ.setdefault("MOPT_TRACE_URL", NO_DOWNLOADS)
     _hypothesis_profiles()
