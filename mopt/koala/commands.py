@@ -19,6 +19,12 @@ ENVIRONMENTS = ("multicluster", "multicloud", "real-world")
 MAX_LIMIT_MINUTES = 525_600
 COLUMNS = ("policy", "offered_load", "slowdown", "slowdown_short", "slowdown_long", "wait", "public_cost",
            "utilisation", "wasted_node_seconds")
+#: the printed headers of the columns that have a unit (the CSV keeps the names of COLUMNS)
+PRINTED = {"wait": "wait [s]", "public_cost": "public_cost [$]"}
+#: one format per printed column: each column's values alike (they mixed 1, 2.26 and 1.66e+07)
+PRINTED_FORMATS = {"offered_load": "{:.3f}", "slowdown": "{:.3f}", "slowdown_short": "{:.3f}",
+                   "slowdown_long": "{:.3f}", "wait [s]": "{:,.1f}", "public_cost [$]": "{:,.2f}",
+                   "utilisation": "{:.3f}", "wasted_node_seconds": "{:,.0f}"}
 
 
 def add_parsers(sub, run_options) -> argparse.ArgumentParser:
@@ -136,6 +142,7 @@ def run(args) -> int:
     from mopt.core.inputs import canonical
     from mopt.core.outputs import atomic_write, check_out_file
     from mopt.koala import koala_trace, multicloud, multicluster, real_world, simulate
+    from mopt.tables import format_table
     from mopt.workloads import trace_files
 
     if args.chains is not None and args.env != "multicluster":
@@ -164,7 +171,7 @@ def run(args) -> int:
         rows.append({k: summary[k] for k in COLUMNS})
     table = pd.DataFrame(rows)
     print(f"{args.trace}: {len(jobs):,} jobs of <= 32 processors on {args.env} {list(env.names)}")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:,.3g}"))
+    print(format_table(table.rename(columns=PRINTED), formats=PRINTED_FORMATS))
     if out is not None:
         atomic_write(out, lambda p: table.to_csv(p, index=False))
         _report(page, args, table, len(jobs), list(env.names))

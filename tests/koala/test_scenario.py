@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mopt.cli import main
@@ -99,6 +100,18 @@ def test_cli_koala_command(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "200 jobs" in text and "TAGS-sets" in text and "offered_load" in text
     assert out.read_text().splitlines()[0].startswith("policy,offered_load,slowdown")
+    # every column printed in one format, the units in the headers (issue #36: the table mixed "1",
+    # "2.26" and "1.66e+07", and its cost had no unit)
+    table = pd.read_csv(out)
+    lines = text.splitlines()
+    header = lines[1]
+    assert "wait [s]" in header and "public_cost [$]" in header
+    for (_, row), line in zip(table.iterrows(), lines[2:4]):
+        cells = line.split()
+        assert cells[0] == row["policy"] and "e+" not in line
+        assert cells[1:] == [f"{row['offered_load']:.3f}", f"{row['slowdown']:.3f}", f"{row['slowdown_short']:.3f}",
+                             f"{row['slowdown_long']:.3f}", f"{row['wait']:,.1f}", f"{row['public_cost']:,.2f}",
+                             f"{row['utilisation']:.3f}", f"{row['wasted_node_seconds']:,.0f}"]
 
 
 @pytest.mark.parametrize("argv,match", [
