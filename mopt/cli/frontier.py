@@ -174,7 +174,9 @@ def replication_plan(method: str, options: dict, n_reps: int) -> str:
     >>> replication_plan("exhaustive", {}, 20)
     '20 replications each'
     >>> replication_plan("oo", {"n_rough": 3}, 20)
-    '3 replications each, 20 for the selected'
+    '3 replications each (option n_rough), 20 for the selected ([run] n_reps)'
+    >>> replication_plan("oo", {}, 20)
+    '2 replications each (option n_rough, default 2), 20 for the selected ([run] n_reps)'
     >>> replication_plan("ocba", {"n0": 5}, 20)
     '5 replications each, more where OCBA allocates them'
     """
@@ -185,8 +187,10 @@ def replication_plan(method: str, options: dict, n_reps: int) -> str:
         return "one replication on as many strategies as the budget allows, then elimination"
     if method == "auto":
         return "the method chosen from the budget (below)"
-    if "n_rough" in o:
-        return f"{o['n_rough']} replications each, {o['n_accurate'] or n_reps} for the selected"
+    if "n_rough" in o:  # the scenario's n_reps is for the selected only: say where each count comes from
+        rough = "option n_rough" if "n_rough" in options else f"option n_rough, default {o['n_rough']}"
+        accurate = "option n_accurate" if o["n_accurate"] else "[run] n_reps"
+        return f"{o['n_rough']} replications each ({rough}), {o['n_accurate'] or n_reps} for the selected ({accurate})"
     if "n0" in o:
         first = "n0 set by the budget" if o["n0"] is None else f"{o['n0']} replications each"
         return f"{first}, more where {method.upper().replace('EOO_', 'eOO + ')} allocates them"
