@@ -41,6 +41,9 @@ SLOW_TESTS = frozenset({
     "tests/test_report.py::test_browser_draws_three_objectives_and_progress",
     "tests/test_report.py::test_browser_reports_a_script_error",
     "tests/test_report.py::test_browser_screenshot_is_not_blank",
+    "tests/test_report_payloads.py::test_browser_design_report_runs_nothing_and_shows_every_label_literally",
+    "tests/test_report_payloads.py::test_browser_summary_page_runs_nothing_and_shows_every_label_literally",
+    "tests/test_report_payloads.py::test_browser_mopt_report_and_simulate_pages",
     # every runnable block of the README and the docs, each a script or shell run
     "tests/test_docs.py::test_block_runs",
     "tests/test_docs.py::test_every_python_block_of_the_docs_runs",
