@@ -27,6 +27,7 @@ SLOW_MODULES = frozenset({
     "tests/cli/test_pipe.py",  # every command with its stdout closed or piped into head
     "tests/cli/test_recorded_outputs.py",  # every command's printout against the recorded one
     "tests/cli/test_signals.py",  # signals delivered to commands run as subprocesses
+    "tests/core/test_faults.py",  # the same outputs on processes, on Dask, resumed, workers killed
     "tests/cloud/test_causality.py",  # the rules walked forward over whole archive traces
     "tests/cloud/test_fuzz_cloud_cli.py",  # the portfolio's scenarios and commands fuzzed, full size
     "tests/koala/test_fuzz_koala.py",  # KOALA-C's scenarios and commands fuzzed, full size
@@ -85,6 +86,9 @@ SLOW_TESTS = frozenset({
     "tests/vmc/test_scenario.py::test_mopt_vmc_uses_the_executor_of_workers",
     "tests/test_peers.py::test_the_cli_runs_peers_and_records_their_versions",
     "tests/solvers/test_solve.py::TestNTDMr::test_two_worker_processes_give_the_in_process_result",
+    "tests/cli/test_whole_sets.py::test_two_runs_started_together_never_leave_a_mix",
+    "tests/core/test_families.py::test_an_outside_family_runs_from_the_command_line",
+    "tests/core/test_execute.py::test_a_local_dask_cluster_leaves_no_scratch_space",
     # statistical claims over many macroreplications, every method on every family
     "tests/solvers/test_ocba.py::test_ocba_reaches_pcs_09_with_half_of_equal_allocations_budget",
     "tests/solvers/test_ocba.py::test_default_n0_is_half_the_budget_between_2_and_10",
