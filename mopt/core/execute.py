@@ -340,10 +340,28 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
                     silence_logs=log_level or logging.ERROR, env={"NUMBA_NUM_THREADS": str(threads)},
                     local_directory=scratch))
                 client = opened.enter_context(Client(cluster))
-            yield client
+            try:
+                yield client
+            except BaseException:
+                # interrupted or failed: the workers' results are not wanted; a worker deep in a
+                # compiled simulation answers the nanny's close only when its task ends (portfolio's
+                # online simulations: ~4 s), so end the worker processes before the cluster closes
+                _end_workers(cluster)
+                raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         _SCRATCH.discard(scratch)
+
+
+def _end_workers(cluster) -> None:
+    """SIGKILL the worker processes of a local ``cluster`` (its nannies then close at once)."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(getattr(getattr(nanny, "process", None), "process", None), "pid", None)
+        if pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 #: the scratch folders of the local clusters open in this process

@@ -237,3 +237,38 @@ def test_a_signal_while_numba_compiles_stops_the_program_soon(sig, tmp_path):
     assert elapsed <= COMPILE_WAIT_SECONDS + STOP_SECONDS, f"stopped {elapsed:.2f} s after {sig.name}"
     assert sorted(os.listdir(tmp_path)) == ["numba-cache"], sorted(os.listdir(tmp_path))  # no run/, no lock
     print(f"{sig.name}: stopped {elapsed:.2f} s after the signal")
+
+
+@pytest.mark.slow
+@needs_traces("KTH-SP2")
+def test_ctrl_c_while_dask_workers_are_deep_in_a_simulation_stops_at_once(tmp_path, startup_cpu):
+    """`mopt portfolio … --workers 2` took 2.7-4.2 s to stop (issue #34): a worker in a compiled
+    online simulation answers its nanny's close only when the task ends.  On an interrupt the
+    worker processes are ended before the cluster closes (their results are not wanted)."""
+    proc = subprocess.Popen([sys.executable, "-m", "mopt", "portfolio", "--trace", "KTH-SP2", "--workers", "2",
+                             "--out", str(tmp_path / "out"), "--quiet"], env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    deadline = time.monotonic() + 120
+    workers: list[int] = []
+    while proc.poll() is None and time.monotonic() < deadline:  # the worker processes (and theirs)
+        workers = children(proc.pid)
+        workers += [g for w in workers for g in children(w)]
+        if sum(cpu_seconds(w) for w in workers) > 2 * startup_cpu + WORK_CPU:  # both started, then working
+            break
+        time.sleep(0.05)
+    err, elapsed = signal_and_wait(proc, signal.SIGINT)
+    assert proc.returncode == 130, (proc.returncode, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(LINES[signal.SIGINT]), err
+    assert elapsed <= STOP_SECONDS, f"portfolio --workers 2 stopped {elapsed:.2f} s after SIGINT"
+    time.sleep(0.5)
+    left = [w for w in workers if _running(w)]
+    assert not left, f"worker processes outlived the run: {left}"
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (ended, not yet reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
