@@ -274,6 +274,13 @@ def test_wider_than_cap_refused_or_dropped():
     assert run.summary["dropped"] == 2 and run.summary["n_jobs"] == 1
 
 
+def test_vm_key_is_matched_case_insensitively():
+    # issue #36: names are accepted in any case and mapped to their canonical spelling
+    jobs = trace((0, 10, 1), (5, 700, 3))
+    same = simulate(jobs, "ODA-FCFS-BestFit", vm_key="binpack").summary
+    assert simulate(jobs, "ODA-FCFS-BestFit", vm_key="Binpack").summary == same
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"policy": "ODQ-FCFS-FirstFit"}, "provisioning policy 'ODQ'"),
     ({"policy": "ODA-FCFS"}, "'policy' must read"),
@@ -286,7 +293,7 @@ def test_wider_than_cap_refused_or_dropped():
     ({"step": 0}, "'step'"),
     ({"vm_key": 3}, r"'vm_key' must be one of 'mod', 'binpack'; got 3\."),
     ({"vm_key": "foo"}, r"'vm_key' must be one of 'mod', 'binpack'; got 'foo'\."),
-    ({"vm_key": "Binpack"}, "'vm_key'"),
+    ({"vm_key": "binpak"}, r"'vm_key' must be one of 'mod', 'binpack'; got 'binpak'; did you mean 'binpack'\?"),
     # a portfolio is refused with the name of the function that runs it
     ({"policy": "sc13"}, r"portfolio 'sc13': run a portfolio with mopt.cloud.simulate_portfolio"),
     ({"policy": ["ODA-FCFS-FirstFit", "ODB-FCFS-FirstFit"]},

@@ -16,7 +16,7 @@ import pytest
 
 from mopt.core.family import families, get_family
 from mopt.testing import CHECKS, Unavailable
-from tests.helpers import install_family
+from tests.helpers import chosen_line, install_family
 
 BUILT_IN = ("cloud", "expert", "koala", "vmc")
 
@@ -124,9 +124,9 @@ def test_an_outside_family_runs_from_the_command_line(outside_family, tmp_path):
     assert decided.returncode == 0, decided.stderr
     # the generic utilities: min time picks design 0 (time 1), min energy design 2 (energy 1), and
     # the product time x energy (5, 6, 4, 25) design 2; each row ends with design, i, time, energy,
-    # p_best and runner_up
-    rows = {" ".join(line.split()[:-6]): line.split()[-6] for line in decided.stdout.splitlines()
-            if line.startswith("min ")}
+    # p_best and runner_up (each objective printed as "mean ± se": chosen_line drops the ± se)
+    labels = ("min time x energy", "min time", "min energy")
+    rows = {label: chosen_line(decided.stdout, label)[0] for label in labels}
     assert rows == {"min time": "0", "min energy": "2", "min time x energy": "2"}, decided.stdout
     # without the package on the path, the file names an unknown family (exit 2, one line)
     unknown = subprocess.run([sys.executable, "-m", "mopt", "frontier", str(example)], capture_output=True,
