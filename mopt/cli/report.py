@@ -61,9 +61,16 @@ def run(args) -> int:
     return 0
 
 
-#: the table each command's set holds, by which its directory is recognised (also without the
-#: manifest's "command", which sets written before it was recorded lack)
-_SETS = {"compare": "compare.csv", "vmc": "vmc_summary.csv", "portfolio": "portfolio.csv"}
+def _sets() -> dict:
+    """Command -> (table its set holds, by which its directory is recognised also without the
+    manifest's "command", which sets written before it was recorded lack; writer of its page or
+    None for compare's): compare's, and every family's declared ``reports``."""
+    from mopt.core.family import families
+
+    out = {"compare": ("compare.csv", None)}
+    for family in families().values():
+        out.update({command: family.report_writer(command) for command in family.reports})
+    return out
 
 
 def _command_report(directory: Path, manifest: dict, out) -> int:
@@ -75,16 +82,17 @@ def _command_report(directory: Path, manifest: dict, out) -> int:
     from mopt.core.outputs import check_out_file
 
     files = manifest["files"]
+    sets = _sets()
     command = manifest.get("command")
-    if command not in _SETS:
-        command = next((c for c, name in _SETS.items() if name in files), None)
+    if command not in sets:
+        command = next((c for c, (name, _) in sets.items() if name in files), None)
     if command is None:
         raise InputError(f"'{directory}' holds a mopt set of none of the commands 'mopt report' draws "
                          f"(files {', '.join(sorted(files))}); give the output directory of 'frontier', "
                          "'demo', 'compare', 'vmc' or 'portfolio'.")
     facts = dict(manifest.get("facts") or {})
-    needed = {"compare": ("compare.csv", "truth.csv"), "vmc": ("vmc_summary.csv",),
-              "portfolio": ("portfolio.csv",)}[command]
+    table_name, writer = sets[command]
+    needed = ("compare.csv", "truth.csv") if command == "compare" else (table_name,)
     missing = [name for name in needed if not (directory / name).is_file()]
     if command == "compare" and (missing or not {"truth_reps", "truth_seed", "objectives", "family"} <= set(facts)):
         raise InputError(f"'{directory}' was written by 'mopt compare' before it kept its ground truth "
@@ -109,14 +117,8 @@ def _command_report(directory: Path, manifest: dict, out) -> int:
             raise InputError(f"'{directory / name}': malformed {name} ({' '.join(str(exc).split())}).") from None
 
     try:
-        if command == "vmc":
-            from mopt.vmc.commands import write_report
-
-            write_report(target, table("vmc_summary.csv"), facts)
-        elif command == "portfolio":
-            from mopt.cloud.portfolio_command import write_report
-
-            write_report(target, table("portfolio.csv"), facts)
+        if writer is not None:  # a family's command: the family draws its page
+            writer(target, table(table_name), facts)
         else:
             from mopt.cli.compare import write_compare_report
             from mopt.core.family import families

@@ -29,4 +29,5 @@ FAMILY = Family(
     package="mopt.cloud",
     formats={"bsd": "{:.3f}", "vm_hours": "{:.0f}"},
     noun=("mixes", "mix"),
+    reports={"portfolio": ("portfolio.csv", "mopt.cloud.portfolio_command:write_report")},
 )

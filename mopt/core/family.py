@@ -176,6 +176,10 @@ class Family:
         Column -> format spec (``"{:.0f}"``) of the family's parameters and objectives in tables.
     noun : tuple of str
         What designs are called in messages (plural, singular).
+    reports : mapping, optional
+        Family command -> (the table its output directory holds, ``"module:function"`` drawing its
+        page as ``function(target, table, facts)``): how ``mopt report DIR`` draws that command's
+        set without the core naming the family.
     """
 
     name: str
@@ -189,6 +193,7 @@ class Family:
     package: str | None = None
     formats: Mapping[str, str] = field(default_factory=dict)
     noun: tuple[str, str] = ("designs", "design")
+    reports: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     # -- what the CLI and the loader call --------------------------------------------------------
     def parse(self, path: Path, doc: dict):
@@ -211,6 +216,14 @@ class Family:
     def scenario_keys(self) -> dict:
         """Section -> key -> :class:`Key` (empty if the family declares none)."""
         return dict(resolve(self.keys)) if self.keys is not None else {}
+
+    def report_writer(self, command: str):
+        """(table file, writer) that ``mopt report`` draws the set of the family's ``command`` with
+        (None if the family declares none): ``writer(target, table, facts)``."""
+        if command not in self.reports:
+            return None
+        table, writer = self.reports[command]
+        return table, resolve(writer)
 
     def label(self, objective: str) -> str:
         """The axis label of ``objective`` (its name when the family does not declare it)."""

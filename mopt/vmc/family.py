@@ -21,4 +21,5 @@ FAMILY = Family(
     package="mopt.vmc",
     formats={"clear_time": "{:.1f}"},
     noun=("schedules", "schedule"),
+    reports={"vmc": ("vmc_summary.csv", "mopt.vmc.commands:write_report")},
 )
