@@ -103,6 +103,8 @@ WITH_EXAMPLES = {
     "mopt.tables",
     "mopt.workloads",
     "mopt.core.errors",
+    "mopt.core.names",
+    "mopt.scenario_paths",
     "mopt.core.journal",
     "mopt.core.pareto",
     "mopt.core.problem",
