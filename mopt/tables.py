@@ -53,7 +53,7 @@ def _with_se(column: pd.Series, se: pd.Series, cell) -> pd.Series:
     errs = ["" if isinstance(v, float) and math.isnan(v) else cell(v) for v in se]
     wide_mean, wide_err = max(map(len, means)), max(map(len, errs))
     text = [f"{m.rjust(wide_mean)} ± {e.ljust(wide_err)}" if e else m.rjust(wide_mean).ljust(wide_mean + 3 + wide_err)
-            for m, e in zip(means, errs)]
+            for m, e in zip(means, errs, strict=True)]
     width = max(len(column.name), *(len(t) for t in text))
     return pd.Series([t.rjust(width) for t in text], index=column.index, name=column.name)
 

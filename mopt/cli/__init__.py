@@ -32,7 +32,13 @@ from mopt.cli.options import RUN_OPTIONS, Parser
 from mopt.cli.pipe import guarded_stdout
 from mopt.core.errors import InputError, MoptError
 from mopt.core.family import families
-from mopt.core.interrupt import EXIT_INTERRUPTED, EXIT_TERMINATED, Terminated, exit_while_compiling, sigterm_raises
+from mopt.core.interrupt import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    Terminated,
+    exit_while_compiling,
+    sigterm_raises,
+)
 from mopt.core.output_sets import release_locks
 from mopt.core.outputs import message as _message
 

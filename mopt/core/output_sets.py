@@ -197,7 +197,10 @@ def set_members(directory) -> set[str] | None:
 
 
 def _default_manifest(files: dict[str, str], **recorded) -> str:
-    from importlib.metadata import PackageNotFoundError, version  # not ``import mopt``: no import circle
+    from importlib.metadata import (  # not ``import mopt``: no import circle
+        PackageNotFoundError,
+        version,
+    )
 
     try:
         release = version("mopt")

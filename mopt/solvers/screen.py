@@ -54,7 +54,7 @@ import math
 
 import numpy as np
 
-from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.errors import InputError, check_number
 from mopt.core.pareto import pareto_mask
 from mopt.core.problem import check_reps
 from mopt.core.space import ENUMERATION_LIMIT

@@ -106,7 +106,7 @@ def test_cli_koala_command(tmp_path, capsys):
     lines = text.splitlines()
     header = lines[1]
     assert "wait [s]" in header and "public_cost [$]" in header
-    for (_, row), line in zip(table.iterrows(), lines[2:4]):
+    for (_, row), line in zip(table.iterrows(), lines[2:4], strict=False):
         cells = line.split()
         assert cells[0] == row["policy"] and "e+" not in line
         assert cells[1:] == [f"{row['offered_load']:.3f}", f"{row['slowdown']:.3f}", f"{row['slowdown_short']:.3f}",
