@@ -7,12 +7,15 @@ function it calls (and compiled into it) was changed in another file: after an u
 size, modification time) in ``__pycache__/mopt-sources`` beside the cache, and when the stamp
 differs at import, removes the package's cached index and data files (``*.nbi``, ``*.nbc``): the
 simulators compile once more. Ours. A package directory that cannot be written (an install owned
-by another user; numba then caches elsewhere) is left alone.
+by another user; numba then caches elsewhere) is left alone. A developer who edits no compiled
+code may set ``MOPT_KEEP_NUMBA_CACHE=1`` to keep the cache across edits (ours; never needed by a
+user, and wrong after an edit of a compiled function or of anything it calls).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 __all__ = ["sources_stamp", "keep_cache_in_step"]
@@ -32,7 +35,9 @@ def sources_stamp(root: Path = ROOT) -> str:
 
 def keep_cache_in_step(root: Path = ROOT, marker: Path = MARKER) -> bool:
     """Remove the package's numba cache files if the sources changed since the last stamp; return
-    whether it did."""
+    whether it did (never with ``MOPT_KEEP_NUMBA_CACHE=1``: module docstring)."""
+    if os.environ.get("MOPT_KEEP_NUMBA_CACHE") == "1":
+        return False
     try:
         stamp = sources_stamp(root)
         if marker.is_file() and marker.read_text() == stamp:
@@ -41,7 +46,7 @@ def keep_cache_in_step(root: Path = ROOT, marker: Path = MARKER) -> bool:
             for path in root.rglob(pattern):
                 path.unlink(missing_ok=True)
         marker.parent.mkdir(exist_ok=True)
-        tmp = marker.with_suffix(f".{__import__('os').getpid()}.tmp")
+        tmp = marker.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(stamp)
         tmp.replace(marker)
         return True
