@@ -102,19 +102,19 @@ def trace(tmp_path):
 
 def test_koala_policy_case_insensitive(trace, tmp_path, capsys):
     out = tmp_path / "k.csv"
-    assert main(["koala", str(trace), "--policy", "ff", "--policy", "tags-SETS", "--env", "MultiCloud",
+    assert main(["koala", "--trace", str(trace), "--policy", "ff", "--policy", "tags-SETS", "--env", "MultiCloud",
                  "--out", str(out), "--quiet"]) == 0
     text = out.read_text()
     assert "\nFF," in text and "\nTAGS-sets," in text  # the canonical names in the table
 
 
 def test_koala_policy_near_miss(trace, capsys):
-    code = main(["koala", str(trace), "--policy", "F"])
+    code = main(["koala", "--trace", str(trace), "--policy", "F"])
     assert_one_line_error(capsys, code, "'--policy' must be one of", "got 'F'; did you mean 'FF'?")
 
 
 def test_argparse_choices_suggest(trace, capsys):
-    code = main(["koala", str(trace), "--env", "multiclod"])
+    code = main(["koala", "--trace", str(trace), "--env", "multiclod"])
     assert_one_line_error(capsys, code, "invalid choice: 'multiclod'", "did you mean 'multicloud'?")
     code = main(["frontierr", "x.toml"])
     line = assert_one_line_error(capsys, code, "invalid choice: 'frontierr'")

@@ -15,6 +15,7 @@ Values checked here are usage errors (one ``mopt: error: ...`` line, exit 2); ``
 from __future__ import annotations
 
 import argparse
+import sys
 
 from mopt.core.errors import InputError
 
@@ -31,6 +32,7 @@ __all__ = [
     "count_option",
     "option_value",
     "method_options",
+    "add_deprecated",
 ]
 
 
@@ -157,6 +159,7 @@ class RunOptions:
     positive_int = staticmethod(positive_int)
     non_negative = staticmethod(non_negative)
     seed = staticmethod(seed_value)
+    deprecated = staticmethod(lambda *a, **kw: add_deprecated(*a, **kw))
 
     def __call__(self, parser: argparse.ArgumentParser, out_default: str | None, *, stdout: bool = False,
                  journal: bool = False, out_help: str | None = None, seed_default: int | None = None,
@@ -203,6 +206,42 @@ def add_run_options(p: argparse.ArgumentParser, out_default: str | None, stdout:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the replications on a running Dask cluster, e.g. tcp://host:8786 "
                         "(same results)")
+
+
+class _Deprecated(argparse.Action):
+    """An old spelling of an option: stores its value as the new one does and says, once on
+    stderr, what to write instead (the old spelling goes in the next release)."""
+
+    def __init__(self, option_strings, dest, *, new: str, note: str = "", **kwargs):
+        self.new, self.note = new, note
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        said = getattr(namespace, "_deprecations", set())
+        if option_string not in said:
+            note = f" ({self.note})" if self.note else ""
+            print(f"mopt: note: '{option_string}' is deprecated, use '{self.new}'{note}; the old "
+                  f"spelling goes in the next release.", file=sys.stderr)
+            said.add(option_string)
+            namespace._deprecations = said
+
+
+def add_deprecated(p: argparse.ArgumentParser, old: str, new: str, *, dest: str, note: str = "",
+                   **kwargs) -> None:
+    """Keep ``old`` (an option's former spelling) working for one release: it sets ``dest`` as
+    ``new`` does (``kwargs``: its ``type``, ``metavar``, ...) and prints a deprecation note.
+
+    Examples
+    --------
+    >>> p = Parser(prog="mopt x")
+    >>> _ = p.add_argument("--first", type=int, dest="first")
+    >>> add_deprecated(p, "--max-jobs", "--first", dest="first", type=int)
+    >>> p.parse_args(["--max-jobs", "5"]).first  # doctest: +NORMALIZE_WHITESPACE
+    5
+    """
+    p.add_argument(old, dest=dest, action=_Deprecated, new=new, note=note, default=argparse.SUPPRESS,
+                   help=f"deprecated spelling of {new}", **kwargs)
 
 
 def add_journal_option(p: argparse.ArgumentParser) -> None:

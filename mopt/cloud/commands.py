@@ -23,7 +23,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
                     "VMSELECTION (e.g. ODA-UNICEF-FirstFit); print the summary (R_J, R_V, "
                     "utilisation, mean bounded slowdown, utility, VM-hours) and write one CSV row "
                     "per job.")
-    p.add_argument("--trace", required=True, metavar="NAME",
+    p.add_argument("--trace", required=True, metavar="TRACE",
                    help="archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, LPC-EGEE, LCG), an "
                         "SWF file, or a file name in MOPT_DATA_DIR")
     p.add_argument("--policy", required=True, metavar="POLICY", help="e.g. ODA-UNICEF-FirstFit")
@@ -35,6 +35,8 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
                    help="cap on leased VMs (default 256)")
     p.add_argument("--size-limit", type=int, default=64, metavar="P",
                    help="keep jobs of at most P processors (default 64, as SC13)")
+    p.add_argument("--first", type=run_options.positive_int, default=None, metavar="N",
+                   help="only the first N records of the trace (before cleaning, as in every command)")
     add_vm_key(p)
     p.add_argument("--drop-wide", action="store_true",
                    help="drop jobs wider than the cap instead of refusing the trace")
@@ -43,7 +45,7 @@ def add_simulate(sub, run_options) -> argparse.ArgumentParser:
     run_options(p, None, out_help="per-job CSV (default: ./mopt-simulate-<trace>-<policy>.csv), its report beside it "
                                   "(NAME.report.html)", out_file=True, seed=False,
                 parallel=False)
-    p.set_defaults(memory_hint="a smaller trace (--size-limit) or a lower --max-vms")
+    p.set_defaults(memory_hint="fewer records (--first N), a smaller --size-limit or a lower --max-vms")
     p.set_defaults(func=run)
     return p
 
@@ -99,7 +101,7 @@ def run(args) -> int:
     out = check_out_file(args.out if args.out is not None else f"mopt-simulate-{stem}-{policy.name}.csv",
                          inputs=trace_files(args.trace))  # before the run
     page = check_out_file(report_beside(out), "--out (its report)", inputs=(out, *trace_files(args.trace)))
-    jobs = load_jobs(args.trace, args.size_limit)
+    jobs = load_jobs(args.trace, args.size_limit, first=args.first)
     wide = int((jobs["n_procs"] > args.max_vms).sum())
     if wide and not args.drop_wide:
         raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' {args.max_vms} VMs; give "

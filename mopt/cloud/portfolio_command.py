@@ -27,7 +27,7 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
         "portfolio", help="the portfolio scheduler against each of its policies on a trace",
         description="Replay a trace with every policy of a portfolio alone and with the portfolio "
                     "scheduler (online selection every PERIOD 20 s ticks, SC13's time-constrained "
-                    "Algorithm 1 with BUDGET simulated policies per selection); print U, mean "
+                    "Algorithm 1 simulating Δ (--selection-budget) policies per selection); print U, mean "
                     "bounded slowdown, charged VM-hours and utilisation of each, name the best "
                     "constituent, and write portfolio.csv, selections.csv and portfolio.png.")
     p.add_argument("--trace", required=True, metavar="TRACE",
@@ -39,8 +39,10 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
                    help="selection rule: mopt's own (ours: prorated leases, hysteresis, selections "
                         "on arrivals and completions; the default) or sc13, the papers' rule as "
                         "published (for reproductions)")
-    p.add_argument("--budget", type=positive_int, default=20, metavar="Δ",
-                   help="policies simulated per selection (default 20)")
+    p.add_argument("--selection-budget", type=positive_int, default=20, metavar="Δ", dest="budget",
+                   help="policies simulated per selection (default 20; SC13's Δ)")
+    run_options.deprecated(p, "--budget", "--selection-budget", dest="budget", type=positive_int, metavar="Δ",
+                           note="'--budget' counts replications in frontier and compare")
     p.add_argument("--ratio", type=float, default=0.6, metavar="λ",
                    help="fraction of simulated policies kept as Smart (default 0.6)")
     p.add_argument("--period", type=positive_int, default=1, metavar="K",
@@ -52,15 +54,18 @@ def add_parser(sub, run_options) -> argparse.ArgumentParser:
     p.add_argument("--beta", type=float, default=1.0, help="U's exponent of 1/slowdown (default 1)")
     p.add_argument("--size-limit", type=positive_int, default=64, metavar="P",
                    help="keep jobs of at most P processors (default 64, as SC13)")
-    p.add_argument("--max-jobs", type=positive_int, default=None, metavar="N",
-                   help="only the first N jobs of the cleaned trace")
+    p.add_argument("--first", type=positive_int, default=None, metavar="N",
+                   help="only the first N records of the trace (before cleaning, as in every command)")
+    p.set_defaults(max_jobs=None)
+    run_options.deprecated(p, "--max-jobs", "--first", dest="max_jobs", type=positive_int, metavar="N",
+                           note="'--max-jobs' counts cleaned jobs, '--first' the trace's records")
     p.add_argument("--boot-delay", type=run_options.non_negative, default=None, metavar="S",
                    help="VM boot delay in s (default 120; 240 for jsspp)")
     p.add_argument("--max-vms", type=positive_int, default=None, metavar="C",
                    help="cap on leased VMs (default 256; 64 for jsspp)")
     run_options(p, "mopt-portfolio", seed_default=1,
                 seed_help="seed of Algorithm 1's random draw of Poor policies")
-    p.set_defaults(func=run, memory_hint="fewer jobs (--max-jobs) or a smaller --budget")
+    p.set_defaults(func=run, memory_hint="fewer records (--first N) or a smaller --selection-budget")
     return p
 
 
@@ -111,7 +116,7 @@ def run(args) -> int:
     TimeConstrainedSelection(len(policies), args.budget, args.ratio)
     utility(1.0, 1.0, 1.0, alpha=args.alpha, beta=args.beta)
     out = check_out(args.out, inputs=trace_files(args.trace), command="portfolio")  # locked until written
-    jobs = load_jobs(args.trace, args.size_limit, args.max_jobs)
+    jobs = load_jobs(args.trace, args.size_limit, args.max_jobs, first=args.first)
     wide = int((jobs["n_procs"] > cloud["max_vms"]).sum())
     if wide:  # the library's remedy (drop_wide=True) has no flag here
         raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' "
@@ -122,7 +127,7 @@ def run(args) -> int:
         print(f"mopt: warning: {args.trace} offers {load:.2f} times the work {cloud['max_vms']} VMs can "
               "do (head-of-line blocking and boot delays waste more): the queue hardly ever drains, so "
               "the portfolio selects, simulating every policy, at almost every tick, which can take "
-              "hours on a whole trace; give a larger '--max-vms' or fewer jobs ('--max-jobs').",
+              "hours on a whole trace; give a larger '--max-vms' or fewer records ('--first N').",
               file=sys.stderr)
     bar = None
     with executor(args) as client:  # a bad --scheduler or --workers is refused before the bar shows

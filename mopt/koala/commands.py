@@ -34,8 +34,11 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
         description="Simulate KOALA-C policies over a trace (jobs of at most 32 processors) and print, "
                     "per policy, the offered load, mean slowdown overall and of short and long jobs, "
                     "mean wait (s), public-cloud cost ($), utilisation and wasted node-seconds.")
-    p.add_argument("trace", metavar="TRACE", help="an archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, "
-                                                  "LPC-EGEE, LCG), an SWF file, or a file name in MOPT_DATA_DIR")
+    p.add_argument("--trace", metavar="TRACE", default=None,
+                   help="an archive name (KTH-SP2, SDSC-SP2, CTC-SP2, SDSC-BLUE, LPC-EGEE, LCG), an SWF "
+                        "file, or a file name in MOPT_DATA_DIR (required)")
+    p.add_argument("old_trace", nargs="?", metavar="TRACE", default=None,
+                   help="deprecated: the trace as a positional argument (use --trace)")
     p.add_argument("--policy", action="append", default=None, metavar="NAME",
                    help=f"one of {', '.join(POLICIES)} (repeatable; default all but TAGS-chain)")
     p.add_argument("--env", default="multicloud", choices=ENVIRONMENTS, type=str.lower,
@@ -61,6 +64,25 @@ def add_parsers(sub, run_options) -> argparse.ArgumentParser:
                 seed_help="seed of RND dispatch", parallel=False)
     p.set_defaults(func=run, memory_hint="fewer records (--first N)")
     return p
+
+
+def _trace_option(args) -> None:
+    """``--trace``, or the positional TRACE of earlier releases (with a deprecation note)."""
+    import sys
+
+    from mopt.core.errors import InputError
+
+    if args.old_trace is not None and args.trace is not None:
+        raise InputError(f"give the trace once, as '--trace'; got --trace {args.trace!r} and "
+                         f"{args.old_trace!r}.")
+    if args.old_trace is not None:
+        print(f"mopt: note: 'mopt koala TRACE' is deprecated, use 'mopt koala --trace {args.old_trace}' "
+              f"(as simulate and portfolio take it); the old spelling goes in the next release.",
+              file=sys.stderr)
+        args.trace = args.old_trace
+    if args.trace is None:
+        raise InputError("'--trace' is required: an archive name (KTH-SP2, SDSC-SP2, CTC-SP2, "
+                         "SDSC-BLUE, LPC-EGEE, LCG), an SWF file, or a file name in MOPT_DATA_DIR.")
 
 
 def _limits(text: str) -> list[float]:
@@ -145,6 +167,7 @@ def run(args) -> int:
     from mopt.tables import format_table
     from mopt.workloads import trace_files
 
+    _trace_option(args)
     if args.chains is not None and args.env != "multicluster":
         raise InputError(f"'--chains' applies to '--env multicluster' only; got --env {args.env}.")
     if args.chains is not None:

@@ -253,9 +253,12 @@ def resolve_trace(name: str | os.PathLike, *, option: str = "trace", fetch_missi
                      f"name in MOPT_DATA_DIR; got {os.fspath(name)!r}.")
 
 
-def load_jobs(name, size_limit: int, max_jobs: int | None = None, *, option: str = "--trace") -> pd.DataFrame:
+def load_jobs(name, size_limit: int, max_jobs: int | None = None, *, first: int | None = None,
+              option: str = "--trace") -> pd.DataFrame:
     """The cleaned jobs of the trace ``name`` (any name :func:`resolve_trace` takes) of at most
-    ``size_limit`` processors, the first ``max_jobs`` only if given.
+    ``size_limit`` processors: of the file's first ``first`` records only if given (the commands'
+    ``--first N``, counted before cleaning as KOALA-C's traces are), then the first ``max_jobs``
+    cleaned jobs only if given (``mopt portfolio``'s deprecated ``--max-jobs``).
 
     Examples
     --------
@@ -264,7 +267,13 @@ def load_jobs(name, size_limit: int, max_jobs: int | None = None, *, option: str
     """
     size_limit = check_int("--size-limit", size_limit, low=1)
     key = archive_name(name)
-    if key is not None:
+    if first is not None:
+        first = check_int("--first", first, low=1)
+        records = read_swf(resolve_trace(key or name, option=option))
+        head = records.head(first).reset_index(drop=True)
+        head.attrs = dict(records.attrs)
+        jobs = clean(head, size_limit=size_limit)
+    elif key is not None:
         jobs = load_trace(key, size_limit=size_limit)
     else:
         jobs = clean(read_swf(resolve_trace(name, option=option)), size_limit=size_limit)

@@ -98,7 +98,7 @@ def test_vmc_report_has_a_point_per_cell_and_method_with_its_interval(tmp_path, 
 @needs_traces("KTH-SP2")
 def test_koala_report_beside_its_csv(tmp_path, capsys):
     out = tmp_path / "k.csv"
-    assert main(["koala", "KTH-SP2", "--first", "200", "--policy", "FF", "--policy", "SJF",
+    assert main(["koala", "--trace", "KTH-SP2", "--first", "200", "--policy", "FF", "--policy", "SJF",
                  "--out", str(out), "--quiet"]) == 0
     page = tmp_path / "k.report.html"
     assert f"wrote {out}, {page}" in capsys.readouterr().out

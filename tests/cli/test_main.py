@@ -99,8 +99,8 @@ def test_version_and_the_installed_families_in_help(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["vmc", "--vms", "16,,32"], "a comma-separated list of cluster sizes has an empty element"),
     (["vmc", "--vms", "128", "--sample-size", "1000000000"], "'--sample-size' must be an integer in [1, 10000000]"),
-    (["koala", "TRACE", "--chains", "3"], "'--chains' applies to '--env multicluster' only"),
-    (["koala", "TRACE", "--policy", "TAGS-sets", "--limits", "1e308"], "'--limits' must be minutes in (0, 525,600]"),
+    (["koala", "--trace", "TRACE", "--chains", "3"], "'--chains' applies to '--env multicluster' only"),
+    (["koala", "--trace", "TRACE", "--policy", "TAGS-sets", "--limits", "1e308"], "'--limits' must be minutes in (0, 525,600]"),
 ])
 def test_option_messages_name_the_option(argv, message, tmp_path, capsys):
     swf = tmp_path / "t.swf"

@@ -27,7 +27,7 @@ def _commands(tmp: Path, out: str) -> dict[str, list[str]]:
     trace = str(_tiny_swf(tmp / "tiny.swf"))
     return {
         "simulate": ["simulate", "--trace", trace, "--policy", "ODA-FCFS-FirstFit", "--out", out, "--quiet"],
-        "koala": ["koala", trace, "--policy", "FF", "--out", out, "--quiet"],
+        "koala": ["koala", "--trace", trace, "--policy", "FF", "--out", out, "--quiet"],
         "portfolio": ["portfolio", "--trace", trace, "--portfolio", "jsspp", "--out", out, "--quiet"],
         "vmc": ["vmc", "--seeds", "1", "--out", out, "--quiet"],
         "frontier": ["frontier", str(REFERENCE), "--out", out, "--quiet"],

@@ -68,7 +68,7 @@ def _commands(tmp: Path) -> list[tuple[list[str], list[Path]]]:
           "--sample-size", "20", "--out", str(tmp / "vmc"), "--quiet"], [tmp / "vmc" / "vmc_summary.csv"]),
         (["portfolio", "--trace", str(swf), "--portfolio", "ODA-FCFS-FirstFit,ODX-FCFS-FirstFit", "--out",
           str(tmp / "pf"), "--quiet"], [tmp / "pf" / "portfolio.csv"]),
-        (["koala", str(swf), "--policy", "FF", "--policy", "RR", "--out", str(tmp / "koala.csv"), "--quiet"],
+        (["koala", "--trace", str(swf), "--policy", "FF", "--policy", "RR", "--out", str(tmp / "koala.csv"), "--quiet"],
          [tmp / "koala.csv"]),
         (["simulate", "--trace", str(swf), "--policy", "ODA-FCFS-FirstFit", "--out", str(tmp / "jobs.csv"),
           "--quiet"], [tmp / "jobs.csv"]),

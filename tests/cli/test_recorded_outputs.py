@@ -123,12 +123,12 @@ CASES = {
         },
     ),
     "koala-default": (  # the default policies (all but TAGS-chain) on the multicloud
-        ["koala", TRACE, "--first", "2000", "--out", "{tmp}/koala.csv"],
+        ["koala", "--trace", TRACE, "--first", "2000", "--out", "{tmp}/koala.csv"],
         True,
         {"koala.csv": "80d5efc86b4de497539eb8d98cd69432f31a25b9905158d9480cb27892ef08f7"},
     ),
     "koala-tags-chain-rnd": (  # TAGS-chain with seeded random dispatch on two chains
-        ["koala", TRACE, "--first", "2000", "--policy", "TAGS-chain", "--env", "multicluster",
+        ["koala", "--trace", TRACE, "--first", "2000", "--policy", "TAGS-chain", "--env", "multicluster",
          "--chains", "2", "--dispatch", "RND", "--seed", "7", "--out", "{tmp}/koala.csv"],
         True,
         {"koala.csv": "ee1a569a6cc1590f096c07a0d36a44d20abecd148f9b611df5bd19c81fac2d05"},

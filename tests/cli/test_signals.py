@@ -62,7 +62,7 @@ COMMANDS = {
     # stop 3.96 s after SIGTERM on CI's 2 cores (issue #21, left open: a long call not yet found)
     "vmc": (["vmc", "--vms", "32", "--seeds", "5", "--noise", "common", "--out", "{out}", "--quiet"],
             ["vmc_runs.csv", "vmc_summary.csv"]),
-    "koala": (["koala", "LCG", "--out", "{out}/koala.csv", "--quiet"], ["koala.csv"]),
+    "koala": (["koala", "--trace", "LCG", "--out", "{out}/koala.csv", "--quiet"], ["koala.csv"]),
     "simulate": (["simulate", "--trace", "SDSC-BLUE", "--policy", "ODA-UNICEF-FirstFit", "--out",
                   "{out}/jobs.csv", "--quiet"], ["jobs.csv"]),
     "portfolio": (["portfolio", "--trace", "KTH-SP2", "--out", "{out}", "--quiet"],
@@ -74,9 +74,9 @@ WARM_UP = [
     ["compare", str(EXAMPLES / "reference.toml"), "--methods", "ocba,nsga2", "--budgets", "50%",
      "--macroreps", "1", "--out", "{out}/c", "--quiet"],
     ["vmc", "--vms", "32", "--seeds", "1", "--sample-size", "20", "--out", "{out}/v", "--quiet"],
-    ["koala", "KTH-SP2", "--first", "300", "--out", "{out}/k.csv", "--quiet"],
+    ["koala", "--trace", "KTH-SP2", "--first", "300", "--out", "{out}/k.csv", "--quiet"],
     ["simulate", "--trace", "KTH-SP2", "--policy", "ODA-UNICEF-FirstFit", "--out", "{out}/s.csv", "--quiet"],
-    ["portfolio", "--trace", "KTH-SP2", "--max-jobs", "300", "--out", "{out}/p", "--quiet"],
+    ["portfolio", "--trace", "KTH-SP2", "--first", "300", "--out", "{out}/p", "--quiet"],
 ]  # fmt: skip
 LINES = {signal.SIGTERM: "mopt: terminated (SIGTERM)", signal.SIGINT: "mopt: interrupted (Ctrl-C)"}
 CODES = {signal.SIGTERM: 143, signal.SIGINT: 130}

@@ -62,7 +62,7 @@ def test_trace_names_go_through_one_resolver(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("MOPT_DATA_DIR", raising=False)
     assert main(["traces", "list"]) == 2
     assert "MOPT_DATA_DIR is not set; set it to the folder" in capsys.readouterr().err
-    assert main(["koala", "/dev/zero", "--quiet"]) == 2
+    assert main(["koala", "--trace", "/dev/zero", "--quiet"]) == 2
     assert "'/dev/zero' is not a regular file" in capsys.readouterr().err
     # offline (nothing listens on port 9): one line saying where to put the file
     monkeypatch.setenv("MOPT_TRACE_URL", "http://127.0.0.1:9")
@@ -79,5 +79,5 @@ def test_archive_names_and_file_names_work_in_every_trace_command(capsys):
     assert "28476 job records" in capsys.readouterr().out
     assert main(["traces", "fetch", "kth-sp2"]) == 0  # already there: nothing downloaded
     assert "already in MOPT_DATA_DIR" in capsys.readouterr().out
-    assert main(["koala", "SDSC-SP2", "--first", "500", "--policy", "FF", "--quiet"]) == 0
+    assert main(["koala", "--trace", "SDSC-SP2", "--first", "500", "--policy", "FF", "--quiet"]) == 0
     assert capsys.readouterr().out.startswith("SDSC-SP2: ")

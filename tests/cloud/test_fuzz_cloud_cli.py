@@ -374,8 +374,8 @@ def bad_simulate_option(draw, trace: Path):
 @st.composite
 def bad_portfolio_option(draw, trace: Path):
     """``(argv, option)`` of ``mopt portfolio``: one option bad, the others valid."""
-    option = draw(st.sampled_from(["--portfolio", "--budget", "--ratio", "--period", "--alpha", "--beta",
-                                   "--size-limit", "--max-jobs", "--boot-delay", "--max-vms", "--runtime",
+    option = draw(st.sampled_from(["--portfolio", "--selection-budget", "--ratio", "--period", "--alpha", "--beta",
+                                   "--size-limit", "--first", "--boot-delay", "--max-vms", "--runtime",
                                    "--vm-key", "--seed", "--workers", "--trace", "narrow cap", "two clusters"]), label="option")
     argv = {"--trace": str(trace), "--portfolio": draw(st.sampled_from(["jsspp", "sc13", "ODA-FCFS-FirstFit"]))}
     if option == "--portfolio":
@@ -390,7 +390,7 @@ def bad_portfolio_option(draw, trace: Path):
             good.insert(draw(st.integers(0, len(good))), bad)
             argv[option] = ",".join(good)
         return argv, "'--portfolio'"
-    if option in ("--budget", "--period", "--size-limit", "--max-jobs"):
+    if option in ("--selection-budget", "--period", "--size-limit", "--first"):
         argv[option] = draw(bad_int_text(1, MAX_PERIOD if option == "--period" else None), label="bad")
     elif option == "--ratio":
         argv[option] = draw(bad_float_text(0, 1, low_open=True), label="bad")
@@ -464,7 +464,7 @@ def test_cli_portfolio_bad_option_is_one_line(workdir, trace, capsys, data, quie
                  ({**base, "--alpha": "1e300"}, "'--alpha'"), ({**base, "--ratio": "nan"}, "'--ratio'"),
                  ({**base, "--portfolio": "ODA-FCFS-FirstFit,XX-YY-ZZ"}, "'--portfolio'"),
                  ({**base, "--scheduler": "tcp://127.0.0.1:1", "--workers": "2"}, "'--scheduler'"),
-                 ({**base, "--max-jobs": "--"}, "--max-jobs"), ({**base, "--budget": "--"}, "--budget")]
+                 ({**base, "--first": "--"}, "--first"), ({**base, "--selection-budget": "--"}, "--selection-budget")]
     else:
         cases = [data.draw(bad_portfolio_option(trace), label="case")]
     for argv, option in cases:

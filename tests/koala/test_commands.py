@@ -28,7 +28,7 @@ def test_blocking_option_and_defaults(policy, option, slowdown, tmp_path):
     trace = tmp_path / "four.swf"
     trace.write_text(SWF)
     out = tmp_path / "koala.csv"
-    argv = ["koala", str(trace), "--policy", policy, "--env", "multicluster", "--limits", "10",
+    argv = ["koala", "--trace", str(trace), "--policy", policy, "--env", "multicluster", "--limits", "10",
             *([option] if option else []), "--out", str(out), "--quiet"]
     assert main(argv) == 0
     assert pd.read_csv(out)["slowdown"].tolist() == [pytest.approx(slowdown)]

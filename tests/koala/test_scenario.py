@@ -94,7 +94,7 @@ def test_bad_scenarios_exit_2(scenario_file, capsys, old, new, match):
 def test_cli_koala_command(tmp_path, capsys):
     write_trace(tmp_path / "tiny.swf", n=200, days=5)
     out = tmp_path / "table.csv"
-    code = main(["koala", str(tmp_path / "tiny.swf"), "--policy", "FF", "--policy", "TAGS-sets", "--limits", "30",
+    code = main(["koala", "--trace", str(tmp_path / "tiny.swf"), "--policy", "FF", "--policy", "TAGS-sets", "--limits", "30",
                  "--out", str(out)])
     assert code == 0
     text = capsys.readouterr().out
@@ -124,7 +124,7 @@ def test_cli_koala_command(tmp_path, capsys):
 ])  # fmt: skip
 def test_cli_koala_bad_input_exits_2(tmp_path, capsys, argv, match):
     write_trace(tmp_path / "tiny.swf", n=50, days=2)
-    assert main(["koala", str(tmp_path / "tiny.swf"), *argv]) == 2
+    assert main(["koala", "--trace", str(tmp_path / "tiny.swf"), *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mopt: error:")
     assert re.search(match, err[0]), err[0]
@@ -152,4 +152,4 @@ def test_three_sets_from_the_file(tmp_path):
 def test_tags_sets_runs_with_the_default_sets_of_every_environment(env, tmp_path, capsys):
     swf = tmp_path / "t.swf"
     swf.write_text("1 0 0 60 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n")
-    assert main(["koala", str(swf), "--env", env, "--policy", "TAGS-sets", "--quiet"]) == 0, capsys.readouterr().err
+    assert main(["koala", "--trace", str(swf), "--env", env, "--policy", "TAGS-sets", "--quiet"]) == 0, capsys.readouterr().err
