@@ -12,6 +12,14 @@ most the batches still running (after an operating-system crash or a power loss,
 may be lost too, but the file stays consistent and resuming stays correct).  A journal records the problem's fingerprint and the seed; opening it for
 another problem or seed is refused rather than mixed in.
 
+Several writers may share one journal (several ``mopt frontier --journal J`` processes, a Dask run
+committing through its client) while readers poll it (``mopt report --watch``,
+:mod:`mopt.core.journal_view`): WAL mode lets readers read while one writer commits, every
+connection waits up to :data:`BUSY_SECONDS` for a lock instead of failing with "database is
+locked", a commit is one short ``BEGIN IMMEDIATE`` transaction (no read-then-write upgrade that
+SQLite could refuse), and writers that create the journal at the same moment agree on one schema
+(``benchmarks/journal_stress.py``: 8 writers, SIGKILLs, 2 readers, no lock error, no lost row).
+
 Tables: ``meta(key, value)`` and ``replications(design, rep, <objective>...)`` with one row per
 replication (primary key ``(design, rep)``, objective values as REAL; NaN is stored as NULL).
 """
@@ -28,9 +36,12 @@ import numpy as np
 
 from mopt.core.errors import InputError, MoptError
 
-__all__ = ["Journal"]
+__all__ = ["Journal", "BUSY_SECONDS", "FORMAT"]
 
 FORMAT = "mopt-journal-1"
+#: how long a connection waits for another's lock before SQLite reports "database is locked"
+#: (a commit holds the lock for milliseconds; the margin covers a loaded machine)
+BUSY_SECONDS = 60.0
 _SHIFT = np.int64(1) << np.int64(32)  # look-up key = rank of the design in the journal * 2**32 + rep
 
 
@@ -86,7 +97,7 @@ class Journal:
         try:
             if self.path.is_file() and self.path.stat().st_size > 0:
                 self._recognise()  # read-only: a foreign file is refused untouched
-            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self.seed = self._open(seed)
@@ -112,7 +123,7 @@ class Journal:
         # -wal/-shm beside a stranger's file); with one, read-only (the WAL's commits included)
         wal = os.path.lexists(f"{self.path}-wal")
         uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + ("?mode=ro" if wal else "?mode=ro&immutable=1")
-        db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_SECONDS)
         try:
             objects = {(r[0], r[1]) for r in db.execute("SELECT type, name FROM sqlite_master")}
             tables = {name for kind, name in objects if kind == "table"}
@@ -140,16 +151,9 @@ class Journal:
         if not tables:
             if seed is None:
                 raise InputError(f"journal {str(self.path)!r} is new: give the run a seed.")
-            meta = {"format": FORMAT, "fingerprint": self.fingerprint, "seed": str(int(seed)),
-                    "objectives": json.dumps(self.objectives)}
-            columns = ", ".join(f"{_quote(o)} REAL" for o in self.objectives)
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            db.execute(f"CREATE TABLE replications (design INTEGER NOT NULL, rep INTEGER NOT NULL, "
-                       f"{columns}, PRIMARY KEY (design, rep)) WITHOUT ROWID")
-            db.execute("COMMIT")
-            return int(seed)
+            if self._create(int(seed)):
+                return int(seed)
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if tables != {"meta", "replications"}:
             raise InputError(f"journal {str(self.path)!r} is not a mopt journal (tables {sorted(tables)}).")
         meta = dict(db.execute("SELECT key, value FROM meta"))
@@ -170,6 +174,30 @@ class Journal:
             raise InputError(f"journal {str(self.path)!r} was written with seed {stored}, not {int(seed)}; "
                              "use another journal file, or that seed to resume.")
         return stored
+
+    def _create(self, seed: int) -> bool:
+        """Create the tables of a new journal; False if another writer created them between this
+        one's first look and its write lock (the look is repeated inside the write transaction;
+        the other's schema is then checked like any existing journal's)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]:
+                db.execute("COMMIT")
+                return False
+            meta = {"format": FORMAT, "fingerprint": self.fingerprint, "seed": str(seed),
+                    "objectives": json.dumps(self.objectives)}
+            columns = ", ".join(f"{_quote(o)} REAL" for o in self.objectives)
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+            db.execute(f"CREATE TABLE replications (design INTEGER NOT NULL, rep INTEGER NOT NULL, "
+                       f"{columns}, PRIMARY KEY (design, rep)) WITHOUT ROWID")
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     def _load(self) -> None:
         """Read every committed replication (sorted keys for vectorised look-ups)."""
