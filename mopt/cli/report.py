@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mopt.cli import watch as watch_command
+
 __all__ = ["add_parser", "run"]
 
 
@@ -17,16 +19,21 @@ def add_parser(sub) -> None:
                     "design's parameters, means and interval), the uncertain designs, the decisions of "
                     "the family's utilities, and the run; compare: the ground truth's front and the "
                     "methods' scores against the budget; vmc, portfolio: the page the command wrote, "
-                    "drawn again from the directory's tables.",
+                    "drawn again from the directory's tables. With --watch: a live page of a search "
+                    "that is still running, read from its journal every --interval seconds (the front "
+                    "so far, replications spent, time left at the current pace), written to --out, "
+                    "else DIR/report.html, else beside the journal; Ctrl-C ends it.",
     )
-    report.add_argument("directory", metavar="DIR")
+    report.add_argument("directory", metavar="DIR", nargs="?", default=None)
     report.add_argument("--out", default=None, metavar="PATH",
                         help="the HTML file to write (default: DIR/report.html)")
+    watch_command.add_arguments(report)
     report.set_defaults(func=run)
 
 
 def run(args) -> int:
     """Run ``mopt report`` with parsed ``args``; return the exit code."""
+    from mopt.core.errors import InputError
     from mopt.core.family import families
     from mopt.core.outputs import check_out_file
     from mopt.core.result import Result
@@ -35,10 +42,17 @@ def run(args) -> int:
     from mopt.scenario import DEFAULT_FAMILY
     from mopt.tables import choose
 
+    if getattr(args, "watch", False):
+        return watch_command.run(args)
+    for option, given in (("--journal", args.journal is not None), ("--scenario", args.scenario is not None),
+                          ("--budget", args.budget is not None), ("--once", args.once),
+                          ("--interval", args.interval != watch_command.DEFAULT_INTERVAL)):
+        if given:
+            raise InputError(f"'{option}' goes with '--watch' (a live page of a running search).")
+    if args.directory is None:
+        raise InputError("'mopt report' needs DIR, a result directory (or --watch --journal FILE).")
     directory = Path(args.directory)
     if directory.is_file():  # the CSV of 'simulate' or 'koala', whose page is written beside it
-        from mopt.core.errors import InputError
-
         raise InputError(f"'{directory}' is a file, not a result directory: 'mopt simulate' and 'mopt koala' "
                          f"write their report beside their CSV ({directory.stem}.report.html) already; give "
                          "the output directory of 'frontier', 'demo', 'compare', 'vmc' or 'portfolio'.")

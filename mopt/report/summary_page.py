@@ -110,8 +110,9 @@ _SCRIPT = """
 
 
 def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | None = None,
-                          facts: dict | None = None) -> str:
-    """The page (see :func:`write_summary_report`) as text."""
+                          facts: dict | None = None, refresh: float | None = None) -> str:
+    """The page (see :func:`write_summary_report`) as text; ``refresh`` (seconds): the browser
+    reloads it at that pace (a live page, ``mopt report --watch``)."""
     from plotly.offline import get_plotlyjs
 
     from mopt.report.tables import versions
@@ -119,6 +120,7 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
     h = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             *([f'<meta http-equiv="refresh" content="{max(1, math.ceil(refresh))}">'] if refresh else []),
              f"<title>{h(title)}</title><style>{STYLE}</style>", f"<script>{ERROR_CATCHER}</script>",
              f"<script>{get_plotlyjs()}</script>", "</head><body>", f"<h1>{h(title)}</h1>",
              f'<p class="lead">{h(lead)}</p>']
