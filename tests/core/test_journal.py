@@ -316,3 +316,32 @@ def test_a_journal_killed_before_its_tables_still_resumes_as_new(tmp_path):
         j.commit([0], [0], np.ones((1, 1, 2)))
     with Journal(path, problem(), seed=None) as j:
         assert (j.seed, len(j)) == (4, 1)
+
+
+def test_a_commit_waits_for_another_writers_lock_instead_of_failing(tmp_path):
+    """Another process's write transaction holds the lock for 0.5 s: the commit waits and succeeds."""
+    import threading
+    import time
+
+    path = tmp_path / "j.sqlite"
+    with Journal(path, problem(), seed=1) as j:
+        other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")
+        threading.Timer(0.5, lambda: other.execute("COMMIT")).start()
+        start = time.perf_counter()
+        j.commit([0], [0], np.ones((1, 1, 2)))
+        assert time.perf_counter() - start >= 0.4
+        other.close()
+    with Journal(path, problem(), seed=1) as j:
+        assert len(j) == 1
+
+
+def test_a_journal_another_writer_created_first_is_adopted_not_created_twice(tmp_path):
+    """Two writers find a new file at once: the second's creation, inside its write lock, sees the
+    first's tables and checks them instead (a second CREATE TABLE would fail)."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path, problem(), seed=3) as first, Journal(path, problem(), seed=3) as second:
+        assert second._create(3) is False
+        first.commit([1], [0, 1], np.ones((1, 2, 2)))
+    with Journal(path, problem(), seed=None) as j:
+        assert (j.seed, len(j)) == (3, 2)
