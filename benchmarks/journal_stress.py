@@ -6,14 +6,16 @@ it) and each commit ``--batches`` batches of real replications of a NormalProble
 and ``--readers`` processes that read it every ``--poll`` seconds the way ``mopt report --watch``
 does (:func:`mopt.core.journal_view.read_journal`, read-only).  While they run, ``--kills``
 writers, chosen at random, are sent SIGKILL at a random point of their work and started again
-(they reopen the journal under load and resume, as a user who runs the command again).  Then:
+(they reopen the journal under load and resume, as a user who runs the command again), and
+``--dask-writers`` whole searches run on a one-worker Dask cluster and commit into the same journal
+through their client.  Then:
 
 * **lock errors**: every error any writer or reader met (each logs it and goes on); must be 0;
 * **lost rows**: the replications of every batch a writer logged *after* its commit returned that
   the journal does not hold; must be 0 (a reader also checks that the count never goes down);
 * **resume**: ``mopt.solve(problem, "exhaustive", journal=J)`` over a design space one batch of
   replications larger than the writers covered (so the resume simulates something) must equal,
-  bit for bit, the same solve without a journal.
+  bit for bit, the same solve without a journal; so must each Dask writer's result.
 
     python benchmarks/journal_stress.py --writers 8 --batches 10000 --readers 2 --kills 4
 
@@ -88,6 +90,25 @@ def writer(args) -> int:
     return 0
 
 
+def dask_writer(args) -> int:
+    """A whole search on a Dask cluster of one worker, committing through its client as
+    ``mopt frontier --journal J --workers 1`` does, into the journal the other writers fill; its
+    evaluations are saved for the harness to compare with an uninterrupted run."""
+    import mopt
+    from mopt.core.execute import local_cluster
+
+    errors = open(args.errors, "a", encoding="utf-8")
+    try:
+        with local_cluster(1, threads=1) as client:
+            result = mopt.solve(problem(args.n_reps), "exhaustive", seed=SEED, journal=args.journal,
+                                executor=client, batch_size=args.dask_batch)
+    except Exception as exc:  # noqa: BLE001 - counted
+        errors.write(f"dask: {type(exc).__name__}: {exc}\n")
+        return 1
+    result.evaluations.to_pickle(args.log)
+    return 0
+
+
 def reader(args) -> int:
     """Read the journal every ``poll`` seconds until the stop file appears; report reads, errors
     and whether the replication count ever went down."""
@@ -138,8 +159,11 @@ def stress(args) -> dict:
     with tempfile.TemporaryDirectory(prefix="mopt-journal-stress-") as tmp:
         work = Path(tmp)
         start = time.perf_counter()
+        n_reps = args.reps_per_batch * (-(-args.writers * args.batches // N_DESIGNS) + 1)
         readers = [_spawn("reader", args, work, k) for k in range(args.readers)]
         writers = {w: _spawn("writer", args, work, w) for w in range(args.writers)}
+        daskers = [_spawn("dask", args, work, k, ("--n-reps", str(n_reps), "--dask-batch", str(args.dask_batch)))
+                   for k in range(args.dask_writers)]
         victims = rng.sample(range(args.writers), min(args.kills, args.writers))
         plan = {w: rng.uniform(0.1, 0.9) * args.batches for w in victims}  # batches logged before the kill
         kills = 0
@@ -152,6 +176,8 @@ def stress(args) -> dict:
                     del plan[w]
                     writers[w] = _spawn("writer", args, work, w)  # the command run again: it resumes
             time.sleep(0.02)
+        for p in daskers:
+            p.wait()
         write_seconds = time.perf_counter() - start
         (work / "stop").touch()
         for p in readers:
@@ -160,8 +186,8 @@ def stress(args) -> dict:
         journal = work / "run.sqlite"
         wal = os.path.getsize(f"{journal}-wal") if os.path.exists(f"{journal}-wal") else 0
         errors = []
-        for w in range(args.writers):
-            path = work / f"writer{w}.errors"
+        for path in [*(work / f"writer{w}.errors" for w in range(args.writers)),
+                     *(work / f"dask{k}.errors" for k in range(args.dask_writers))]:
             errors += path.read_text(encoding="utf-8").splitlines() if path.exists() else []
         reports = [json.loads((work / f"reader{k}.log").read_text(encoding="utf-8")) for k in range(args.readers)]
         errors += [e for r in reports for e in r["errors"]]
@@ -177,20 +203,25 @@ def stress(args) -> dict:
                    if (d, int(r)) not in held)
         snap = read_journal(journal)
         # the resume: one more block of replications than the writers covered
-        n_reps = args.reps_per_batch * (-(-args.writers * args.batches // N_DESIGNS) + 1)
         t = time.perf_counter()
         resumed = mopt.solve(problem(n_reps), "exhaustive", seed=SEED, journal=journal)
         resume_seconds = time.perf_counter() - t
         straight = mopt.solve(problem(n_reps), "exhaustive", seed=SEED)
         same = (resumed.n_evals == straight.n_evals
                 and resumed.evaluations.equals(straight.evaluations))
+        import pandas as pd
+
+        dask_same = [(work / f"dask{k}.log").exists()
+                     and pd.read_pickle(work / f"dask{k}.log").equals(straight.evaluations)
+                     for k in range(args.dask_writers)]
     return {
         "writers": args.writers, "batches_per_writer": args.batches, "reps_per_batch": args.reps_per_batch,
+        "dask_writers": args.dask_writers, "dask_equal_uninterrupted": sum(dask_same),
         "readers": args.readers, "poll_seconds": args.poll, "kills": kills,
-        "writer_exit_codes_nonzero": sum(c != 0 for c in codes),
+        "writer_exit_codes_nonzero": sum(c != 0 for c in codes) + sum(p.returncode != 0 for p in daskers),
         "elapsed_seconds": round(write_seconds, 2),
         "commits_per_second": round(args.writers * args.batches / write_seconds, 1),
-        "batches_logged": len(logged), "rows_in_journal": snap.n_replications,
+        "batches_logged": len(logged), "rows_in_journal": snap.n_replications, "pairs_in_space": N_DESIGNS * n_reps,
         "lock_errors": sum("locked" in e or "busy" in e.lower() for e in errors), "errors": len(errors),
         "error_examples": errors[:3], "lost_rows": lost,
         "reads": sum(r["reads"] for r in reports), "slowest_read_seconds": round(max((r["slowest_read"] for r in reports), default=0), 3),
@@ -203,6 +234,7 @@ def stress(args) -> dict:
 def ok(figures: dict) -> bool:
     return (figures["errors"] == 0 and figures["lost_rows"] == 0 and figures["count_went_down"] == 0
             and figures["writer_exit_codes_nonzero"] == 0 and figures["resume_equals_uninterrupted"]
+            and figures["dask_equal_uninterrupted"] == figures["dask_writers"]
             and figures["batches_logged"] == figures["writers"] * figures["batches_per_writer"])
 
 
@@ -215,9 +247,13 @@ def main(argv=None) -> int:
     p.add_argument("--poll", type=float, default=0.1, help="seconds between a reader's reads")
     p.add_argument("--kills", type=int, default=4, help="writers sent SIGKILL (then started again)")
     p.add_argument("--kill-seed", type=int, default=0)
+    p.add_argument("--dask-writers", type=int, default=1,
+                   help="whole searches on a one-worker Dask cluster writing the same journal through their client")
+    p.add_argument("--dask-batch", type=int, default=400, help="design x replication pairs per Dask batch")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     # the processes' own options
-    p.add_argument("--role", choices=("harness", "writer", "reader"), default="harness", help=argparse.SUPPRESS)
+    p.add_argument("--role", choices=("harness", "writer", "reader", "dask"), default="harness", help=argparse.SUPPRESS)
+    p.add_argument("--n-reps", type=int, default=10, help=argparse.SUPPRESS)
     for name in ("--journal", "--log", "--errors", "--stop"):
         p.add_argument(name, help=argparse.SUPPRESS)
     p.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
@@ -226,6 +262,8 @@ def main(argv=None) -> int:
         return writer(args)
     if args.role == "reader":
         return reader(args)
+    if args.role == "dask":
+        return dask_writer(args)
     figures = stress(args)
     if args.json:
         print(json.dumps(figures))

@@ -28,7 +28,7 @@ SLOW_MODULES = frozenset({
     "tests/cli/test_recorded_outputs.py",  # every command's printout against the recorded one
     "tests/cli/test_signals.py",  # signals delivered to commands run as subprocesses
     "tests/core/test_faults.py",  # the same outputs on processes, on Dask, resumed, workers killed
-    "tests/core/test_journal_stress.py",  # 4 writer processes (2 killed) and 2 readers on one journal: ~10 s
+    "tests/core/test_journal_stress.py",  # 4 writer processes (2 killed), a Dask search and 2 readers on one journal: ~20 s
     "tests/cloud/test_causality.py",  # the rules walked forward over whole archive traces
     "tests/cloud/test_fuzz_cloud_cli.py",  # the portfolio's scenarios and commands fuzzed, full size
     "tests/koala/test_fuzz_koala.py",  # KOALA-C's scenarios and commands fuzzed, full size
