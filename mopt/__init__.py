@@ -2,25 +2,51 @@
 
 from __future__ import annotations
 
+import sys as _sys
+import types as _types
+
 import mopt._numba_cache  # noqa: F401 - numba's cache in step with the sources (after upgrades)
 
 # first (it runs on import): a signal while the `mopt` program imports numpy, pandas and numba
 # ends it in one line
 import mopt._startup  # noqa: F401
-
-# ``mopt.compare`` is the function (the module stays importable through ``from mopt.compare
-# import ...`` and ``importlib.import_module``); cheap: numpy and pandas only, no numba
-from mopt.compare import compare
-from mopt.core import utility
+from mopt._lazy import lazy_loader
 from mopt.core.errors import InputError, MoptError, SimulationError
-from mopt.core.function_problem import FunctionProblem
-from mopt.core.interop import pymoo_operators
-from mopt.core.pareto import hypervolume, pareto_mask
-from mopt.core.problem import StochasticProblem
-from mopt.core.result import Result
-from mopt.core.synthetic import NormalProblem
-from mopt.solvers import METHODS, refine, solve
-from mopt.suite import suite  # the function; the module stays importable as for compare
+
+#: the public names and the modules that define them, imported on first use (PEP 562), so that
+#: ``mopt --help`` and ``import mopt`` load no pandas, scipy, pymoo or numba (ours)
+_LAZY = {
+    "compare": "mopt.compare",
+    "utility": "mopt.core.utility",
+    "FunctionProblem": "mopt.core.function_problem",
+    "pymoo_operators": "mopt.core.interop",
+    "hypervolume": "mopt.core.pareto",
+    "pareto_mask": "mopt.core.pareto",
+    "StochasticProblem": "mopt.core.problem",
+    "Result": "mopt.core.result",
+    "NormalProblem": "mopt.core.synthetic",
+    "METHODS": "mopt.solvers",
+    "refine": "mopt.solvers",
+    "solve": "mopt.solvers",
+    "suite": "mopt.suite",
+}
+#: submodules whose name is also a function of the package: ``mopt.compare`` and ``mopt.suite``
+#: are the functions, as ``from mopt import compare`` is (the modules stay importable as
+#: ``mopt.compare`` through ``from mopt.compare import ...`` and ``importlib.import_module``)
+_FUNCTION_MODULES = ("compare", "suite")
+
+
+class _Package(_types.ModuleType):
+    """The package, keeping ``mopt.compare`` and ``mopt.suite`` the functions when the import
+    system binds the submodules of those names."""
+
+    def __setattr__(self, name, value):
+        if name in _FUNCTION_MODULES and isinstance(value, _types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 __version__ = "0.2.0"
 
@@ -44,10 +70,17 @@ __all__ = [
 ]
 
 
+_lazy_getattr = lazy_loader(globals(), "mopt", _LAZY, modules=("utility",))
+
+
 def __getattr__(name: str):
     # problem families are imported on first use (they compile simulators with numba)
     if name in ("expert", "vmc"):
         import importlib
 
         return importlib.import_module(f"mopt.{name}")
-    raise AttributeError(f"module 'mopt' has no attribute {name!r}")
+    return _lazy_getattr(name)
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from mopt.cli.options import count_option, method_options
-from mopt.core.outputs import check_journal, check_out, executor, progress
-from mopt.tables import format_table
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub, run_options) -> None:
     """Add the ``compare`` subcommand to ``sub`` (an argparse subparsers object)."""
-    from mopt.peers import PEERS
-    from mopt.solvers import METHODS
+    from mopt.method_names import METHOD_NAMES, PEER_NAMES
 
     compare = sub.add_parser(
         "compare", help="compare search methods under equal budgets against a ground truth",
@@ -30,9 +25,9 @@ def add_parser(sub, run_options) -> None:
     compare.add_argument("scenario", metavar="SCENARIO.toml")
     run_options(compare, None)
     compare.add_argument("--methods", required=True, metavar="M1,M2",
-                         help=f"comma-separated methods, from {', '.join(sorted(METHODS))}, or peers "
+                         help=f"comma-separated methods, from {', '.join(METHOD_NAMES)}, or peers "
                               f"<peer>:<k> (each evaluation the mean of k replications) from "
-                              f"{', '.join(PEERS)}; the optuna peers need pip install \"mopt[peers]\"")
+                              f"{', '.join(PEER_NAMES)}; the optuna peers need pip install \"mopt[peers]\"")
     compare.add_argument("--budgets", required=True, metavar="B1,B2",
                          help="comma-separated budgets: replications (2000) or percentages of exhaustive "
                               "search's n_designs x n_reps (10%%)")
@@ -60,6 +55,8 @@ def family_utilities(family: str, objectives) -> dict:
 
 def run(args) -> int:
     """Run ``mopt compare`` with parsed ``args``; return the exit code."""
+    import numpy as np
+
     from mopt.compare import (
         MAX_MACROREPS,
         TOO_SMALL,
@@ -74,6 +71,7 @@ def run(args) -> int:
         summary,
     )
     from mopt.core.output_sets import manifest_with
+    from mopt.core.outputs import check_journal, check_out, executor, progress
     from mopt.core.problem import MAX_REPS, check_replications
     from mopt.core.random import resolve_seed
     from mopt.core.set_writer import write_set
@@ -82,6 +80,7 @@ def run(args) -> int:
     from mopt.progress_plot import plot_progress
     from mopt.scenario import load_scenario
     from mopt.solvers.base import resolve_utility, utility_scores
+    from mopt.tables import format_table
     from mopt.utility_spec import parse_utility
 
     methods = _check_methods([m.strip() for m in args.methods.split(",")], name="--methods")

@@ -2,16 +2,6 @@
 
 from __future__ import annotations
 
-from mopt.tables import (
-    choose,
-    chosen_table,
-    front_heading,
-    how_sure,
-    parameter_columns,
-    unsure_notes,
-    with_errors,
-)
-
 __all__ = ["add_parser", "run"]
 
 
@@ -36,6 +26,15 @@ def run(args) -> int:
     from mopt.core.family import get_family
     from mopt.core.result import Result
     from mopt.scenario import DEFAULT_FAMILY
+    from mopt.tables import (
+        choose,
+        chosen_table,
+        front_heading,
+        how_sure,
+        parameter_columns,
+        unsure_notes,
+        with_errors,
+    )
     from mopt.utility_spec import parse_utility
 
     result = Result.read_csv(args.directory)

@@ -7,26 +7,8 @@ import functools
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from mopt.cli.options import method_options, positive_int
 from mopt.core.errors import InputError
-from mopt.core.inputs import canonical
-from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
-from mopt.tables import (
-    HOW_SURE_FORMATS,
-    certified_status,
-    choose,
-    chosen_table,
-    errors_note,
-    format_table,
-    front_heading,
-    front_rows,
-    how_sure,
-    parameter_columns,
-    unsure_notes,
-    with_errors,
-)
 
 __all__ = ["MAX_ROWS", "add_parser", "run"]
 
@@ -35,7 +17,7 @@ MAX_ROWS = 40  # frontier rows printed by `mopt frontier` (all are written to fr
 
 def add_parser(sub, run_options) -> None:
     """Add the ``frontier`` subcommand to ``sub`` (an argparse subparsers object)."""
-    from mopt.solvers import METHODS
+    from mopt.method_names import METHOD_NAMES
 
     frontier = sub.add_parser("frontier", help="the Pareto frontier of a scenario file",
                               description="Search the strategy grid of SCENARIO.toml and write "
@@ -44,7 +26,7 @@ def add_parser(sub, run_options) -> None:
     frontier.add_argument("scenario", metavar="SCENARIO.toml")
     run_options(frontier, None, stdout=True, journal=True)
     frontier.add_argument("--method", default=None,
-                          help=f"search method, one of {', '.join(sorted(METHODS))} (default: the scenario's)")
+                          help=f"search method, one of {', '.join(METHOD_NAMES)} (default: the scenario's)")
     frontier.add_argument("--budget", type=positive_int, default=None, metavar="B",
                           help="replications to spend at most (default: the scenario's / the method's)")
     frontier.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -61,8 +43,26 @@ def add_parser(sub, run_options) -> None:
 
 def run(args) -> int:
     """Run ``mopt frontier`` with parsed ``args``; return the exit code."""
+    import numpy as np
+
     import mopt
+    from mopt.core.inputs import canonical
+    from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
     from mopt.scenario import default_utilities, load_scenario
+    from mopt.tables import (
+        HOW_SURE_FORMATS,
+        certified_status,
+        choose,
+        chosen_table,
+        errors_note,
+        format_table,
+        front_heading,
+        front_rows,
+        how_sure,
+        parameter_columns,
+        unsure_notes,
+        with_errors,
+    )
 
     scenario = load_scenario(args.scenario)
     method = scenario.method if args.method is None else args.method

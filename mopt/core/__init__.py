@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from mopt.core import utility
+from mopt._lazy import lazy_loader
 from mopt.core.errors import InputError, MoptError
-from mopt.core.function_problem import FunctionProblem
-from mopt.core.pareto import hypervolume, pareto_mask
-from mopt.core.problem import StochasticProblem
-from mopt.core.result import Result
-from mopt.core.space import ENUMERATION_LIMIT
+
+#: imported on first use (PEP 562): ``import mopt.core.errors`` loads no pandas (ours)
+_LAZY = {
+    "utility": "mopt.core.utility",
+    "FunctionProblem": "mopt.core.function_problem",
+    "hypervolume": "mopt.core.pareto",
+    "pareto_mask": "mopt.core.pareto",
+    "StochasticProblem": "mopt.core.problem",
+    "Result": "mopt.core.result",
+    "ENUMERATION_LIMIT": "mopt.core.space",
+}
 
 __all__ = [
     "ENUMERATION_LIMIT",
@@ -21,3 +27,6 @@ __all__ = [
     "pareto_mask",
     "utility",
 ]
+
+
+__getattr__ = lazy_loader(globals(), "mopt.core", _LAZY, modules=("utility",))

@@ -10,24 +10,12 @@ from __future__ import annotations
 import dataclasses
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
 from mopt.expert.family import FAMILY
-from mopt.tables import (
-    HOW_SURE_FORMATS,
-    certified_status,
-    choose,
-    chosen_table,
-    errors_note,
-    format_table,
-    front_heading,
-    front_rows,
-    how_sure,
-    unsure_notes,
-    with_errors,
-)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FS_NOTE", "STRATEGY_COLUMNS", "DEMO_BUDGET", "DEMO_DEADLINE", "add_parsers", "run"]
 
@@ -61,9 +49,25 @@ def _dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
 
 def run(args) -> int:
     """Run ``mopt demo`` with parsed ``args``; return the exit code."""
+    import pandas as pd
+
     import mopt
+    from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
     from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
     from mopt.plot import plot_frontier, save_figure
+    from mopt.tables import (
+        HOW_SURE_FORMATS,
+        certified_status,
+        choose,
+        chosen_table,
+        errors_note,
+        format_table,
+        front_heading,
+        front_rows,
+        how_sure,
+        unsure_notes,
+        with_errors,
+    )
 
     seed = 1 if args.seed is None else args.seed
     out = check_out(args.out, command="demo", journal=args.journal)

@@ -28,16 +28,17 @@ from mopt.koala.environment import (
     public_cloud,
     real_world,
 )  # fmt: skip
-from mopt.koala.policies import FF, HSDF, RR, SJF, Policy, SJFIdeal, TagsChain, TagsSets
-from mopt.koala.traces import koala_trace, removed_jobs, short_share
 
-#: names whose modules load Numba, imported on first use so that the CLI starts fast
-_COMPILED = {"simulate": "simulation", "KoalaRun": "simulation", "job_table": "simulation", "TagsProblem": "problem"}
+#: names imported on first use, so that the CLI starts fast: their modules load Numba (simulation,
+#: problem) or pandas (traces) or numpy (policies)
+_COMPILED = {"simulate": "simulation", "KoalaRun": "simulation", "job_table": "simulation", "TagsProblem": "problem",
+             **dict.fromkeys(("FF", "HSDF", "RR", "SJF", "Policy", "SJFIdeal", "TagsChain", "TagsSets"), "policies"),
+             **dict.fromkeys(("koala_trace", "removed_jobs", "short_share"), "traces")}
 
 __all__ = [
     "Environment", "Site", "cluster", "private_cloud", "public_cloud", "multicluster", "multicloud",
     "real_world", "offered_load", "Policy", "FF", "RR", "SJF", "SJFIdeal", "HSDF", "TagsChain", "TagsSets",
-    "koala_trace", "short_share", "removed_jobs", *_COMPILED,
+    "koala_trace", "short_share", "removed_jobs", "simulate", "KoalaRun", "job_table", "TagsProblem",
 ]  # fmt: skip
 
 

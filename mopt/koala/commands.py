@@ -8,8 +8,6 @@ from __future__ import annotations
 import argparse
 import math
 
-import pandas as pd
-
 __all__ = ["add_parsers", "run"]
 
 POLICIES = ("FF", "RR", "SJF", "SJF-ideal", "HSDF", "TAGS-chain", "TAGS-sets")
@@ -158,6 +156,7 @@ def run(args) -> int:
     """Run the ``koala`` subcommand (``args`` from :func:`add_parser`'s parser)."""
     import sys
 
+    import pandas as pd
     from tqdm import tqdm
 
     from mopt.core.errors import InputError, check_int

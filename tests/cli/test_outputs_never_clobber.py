@@ -85,7 +85,7 @@ def test_a_symlink_is_never_replaced(command, tmp_path, capsys):
 @pytest.mark.parametrize("command", ["simulate", "koala", "portfolio", "frontier", "compare"])
 def test_an_input_is_never_replaced(command, tmp_path, capsys):
     argv = _commands(tmp_path, "PLACEHOLDER")[command]
-    the_input = argv[2] if command in ("simulate", "portfolio") else argv[1]
+    the_input = argv[2] if command in ("simulate", "portfolio", "koala") else argv[1]
     before = Path(the_input).read_bytes()
     argv[argv.index("PLACEHOLDER")] = the_input
     _refused(capsys, argv, "is one of the run's inputs")
