@@ -14,8 +14,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub) -> None:
     """Add the ``traces`` subcommand to ``sub`` (an argparse subparsers object)."""
     traces = sub.add_parser(
-        "traces", help="workload traces (SWF): list those in MOPT_DATA_DIR, describe or fetch one",
-        description="'traces list' shows the SWF traces in the directory named by MOPT_DATA_DIR; "
+        "traces", help="workload traces (SWF): list those in MOPT_DATA_DIR and the cache, describe or fetch one",
+        description="'traces list' shows the SWF traces in the directory named by MOPT_DATA_DIR and "
+                    "in the fetch cache; "
                     "'traces describe TRACE' reads one (a path, or a file name in MOPT_DATA_DIR) and "
                     "prints its header, job counts before and after cleaning, and job statistics; "
                     "'traces fetch NAME' downloads an archive trace (KTH-SP2, SDSC-SP2, CTC-SP2, "
@@ -38,17 +39,7 @@ def run(args) -> int:
     if args.action == "list":
         if args.trace is not None:
             raise InputError(f"'traces list' takes no TRACE; got {args.trace!r}.")
-        directory = os.environ.get("MOPT_DATA_DIR")
-        if not directory:
-            raise InputError("the environment variable MOPT_DATA_DIR is not set; set it to the folder that "
-                             "holds your SWF traces (mopt traces fetch NAME downloads an archive trace).")
-        if not Path(directory).is_dir():
-            raise InputError(f"MOPT_DATA_DIR={directory!r} is not a directory of SWF traces.")
-        names = sorted(p.name for p in Path(directory).iterdir() if ".swf" in p.name)
-        print(f"{directory}: {len(names)} trace{'s' if len(names) != 1 else ''}")
-        for name in names:
-            print(f"  {name}")
-        return 0
+        return list_traces()
     if args.trace is None:
         raise InputError("'traces describe' needs a TRACE (a path or a trace name in MOPT_DATA_DIR).")
     path = resolve_trace(args.trace, option="TRACE")
@@ -69,6 +60,27 @@ def run(args) -> int:
         span = (cleaned["submit_time"].max() - cleaned["submit_time"].min()) / 86400
         print(f"run time [s]: median {run_time.median():.0f}, mean {run_time.mean():.0f}, max {run_time.max():.0f}; "
               f"processors: median {procs.median():.0f}, max {procs.max()}; submissions over {span:.1f} days")
+    return 0
+
+
+def list_traces() -> int:
+    """``mopt traces list``: the SWF traces in ``MOPT_DATA_DIR`` (if set) and in the fetch cache
+    (:func:`mopt.workloads.fetch_cache`, where ``mopt traces fetch`` puts them)."""
+    from mopt.workloads import fetch_cache
+
+    directory = os.environ.get("MOPT_DATA_DIR")
+    if directory and not Path(directory).is_dir():
+        raise InputError(f"MOPT_DATA_DIR={directory!r} is not a directory of SWF traces.")
+    folders = ([(f"MOPT_DATA_DIR {directory}", Path(directory))] if directory else []) + [
+        (f"fetch cache {fetch_cache()}", fetch_cache())]
+    for label, folder in folders:
+        names = sorted(p.name for p in folder.iterdir() if ".swf" in p.name) if folder.is_dir() else []
+        print(f"{label}: {len(names)} trace{'s' if len(names) != 1 else ''}")
+        for name in names:
+            print(f"  {name}")
+    if not directory:
+        print("(MOPT_DATA_DIR is not set: set it to the folder that holds your SWF traces; "
+              "mopt traces fetch NAME downloads an archive trace into the cache)")
     return 0
 
 

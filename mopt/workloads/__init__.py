@@ -24,11 +24,12 @@ from mopt.workloads.traces import (
            archive_name,
            clean,
            fetch,
+           fetch_cache,
            load_jobs,
            load_trace,
            resolve_trace,
            trace_files,
 )
 
-__all__ = ["SWF_COLUMNS", "find_trace", "read_swf", "TRACES", "FetchError", "clean", "fetch", "load_jobs", "load_trace",
+__all__ = ["SWF_COLUMNS", "find_trace", "read_swf", "TRACES", "FetchError", "clean", "fetch", "fetch_cache", "load_jobs", "load_trace",
            "archive_name", "resolve_trace", "trace_files", "PATTERNS", "synthetic"]

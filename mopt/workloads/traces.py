@@ -21,8 +21,8 @@ import pandas as pd
 from mopt.core.errors import InputError, MoptError, check_int
 from mopt.workloads.swf import find_trace, read_swf
 
-__all__ = ["TRACES", "FetchError", "archive_name", "clean", "fetch", "load_jobs", "load_trace", "resolve_trace",
-           "trace_files", "check_not_empty"]
+__all__ = ["TRACES", "FetchError", "archive_name", "clean", "fetch", "fetch_cache", "load_jobs", "load_trace",
+           "resolve_trace", "trace_files", "check_not_empty"]
 
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload"
 #: archive name -> (file, archive folder, sha256 of the file)
@@ -119,6 +119,14 @@ def clean(df: pd.DataFrame, max_procs: int | None = None,
     return out
 
 
+def fetch_cache() -> Path:
+    """The folder :func:`fetch` downloads into: ``$MOPT_CACHE_DIR/traces``, else ``traces`` in the
+    user cache folder of ``mopt`` (pooch's ``os_cache``)."""
+    import pooch
+
+    return Path(os.environ.get(_CACHE_VAR) or pooch.os_cache("mopt")) / "traces"
+
+
 def fetch(name: str, *, base_url: str | None = None, cache_dir: str | os.PathLike | None = None,
           progress: bool = False) -> Path:
     """Download a Parallel Workloads Archive trace into the cache, checking its sha256.
@@ -158,7 +166,7 @@ def fetch(name: str, *, base_url: str | None = None, cache_dir: str | os.PathLik
     key = _trace_name(name)
     file, folder, sha = TRACES[key]
     root = (base_url or os.environ.get(_URL_VAR) or ARCHIVE).rstrip("/")
-    cache = Path(cache_dir or os.environ.get(_CACHE_VAR) or pooch.os_cache("mopt")) / "traces"
+    cache = Path(cache_dir) / "traces" if cache_dir else fetch_cache()
     url = f"{root}/{folder}/{file}"
     logger = pooch.get_logger()
     level = logger.level

@@ -60,8 +60,17 @@ def test_traces_fetch(archive, monkeypatch, capsys):
 
 def test_trace_names_go_through_one_resolver(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("MOPT_DATA_DIR", raising=False)
+    monkeypatch.setenv("MOPT_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "cache" / "traces").mkdir(parents=True)
+    (tmp_path / "cache" / "traces" / "KTH-SP2-1996-2.1-cln.swf.gz").write_bytes(b"")
+    assert main(["traces", "list"]) == 0  # without MOPT_DATA_DIR: the fetch cache, and how to set it
+    out = capsys.readouterr().out
+    assert f"fetch cache {tmp_path / 'cache' / 'traces'}: 1 trace\n  KTH-SP2-1996-2.1-cln.swf.gz" in out
+    assert "MOPT_DATA_DIR is not set: set it to the folder" in out and "MOPT_DATA_DIR " not in out.split("(")[0]
+    monkeypatch.setenv("MOPT_DATA_DIR", str(tmp_path / "nothing"))
     assert main(["traces", "list"]) == 2
-    assert "MOPT_DATA_DIR is not set; set it to the folder" in capsys.readouterr().err
+    assert "is not a directory of SWF traces" in capsys.readouterr().err
+    monkeypatch.delenv("MOPT_DATA_DIR")
     assert main(["koala", "--trace", "/dev/zero", "--quiet"]) == 2
     assert "'/dev/zero' is not a regular file" in capsys.readouterr().err
     # offline (nothing listens on port 9): one line saying where to put the file
