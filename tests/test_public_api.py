@@ -106,6 +106,8 @@ WITH_EXAMPLES = {
     "mopt.core.names",
     "mopt.scenario_paths",
     "mopt.core.journal",
+    "mopt.core.journal_view",
+    "mopt.cli.watch",
     "mopt.core.pareto",
     "mopt.core.problem",
     "mopt.core.random",

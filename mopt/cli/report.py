@@ -98,6 +98,10 @@ def _command_report(directory: Path, manifest: dict, out) -> int:
     files = manifest["files"]
     sets = _sets()
     command = manifest.get("command")
+    if command == watch_command.COMMAND:
+        raise InputError(f"'{directory}' holds the live page of 'mopt report --watch' ({directory / 'report.html'}), "
+                         "not a result: the search has not written its set there yet; watch it with "
+                         f"'mopt report {directory} --watch'.")
     if command not in sets:
         command = next((c for c, (name, _) in sets.items() if name in files), None)
     if command is None:

@@ -262,20 +262,36 @@ def run(args) -> int:
 
 
 def _target(args, directory: Path | None, journal: Path):
+    """Where the page goes: ``--out``, else ``DIR/report.html``, else beside the journal (never
+    the journal itself nor SQLite's files beside it)."""
+    inputs = [journal, *(Path(f"{journal}{s}") for s in ("-wal", "-shm", "-journal"))]
     if args.out is not None:
-        return _File(Path(args.out))
+        return _File(Path(args.out), inputs)
     if directory is not None:
+        from mopt.core.output_sets import MANIFEST
+
+        for name in ("report.html", MANIFEST):
+            if any(_same(directory / name, i) for i in inputs):
+                raise InputError(f"'--journal' {str(journal)!r} is {directory / name}, which the watch writes; "
+                                 "give the journal another name.")
         return _Directory(directory)
-    return _File(journal.with_name(journal.stem + ".report.html"))
+    return _File(journal.with_name(journal.stem + ".report.html"), inputs)
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 class _File:
     """A page at a path of its own, replaced atomically."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, inputs=()):
         from mopt.core.outputs import check_out_file
 
-        self.path = check_out_file(path)
+        self.path = check_out_file(path, inputs=inputs)
         self.directory = path.parent
 
     def write(self, text: str) -> bool:

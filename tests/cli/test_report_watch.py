@@ -135,6 +135,7 @@ def test_bad_watch_input_is_one_line_naming_the_option(reference_run, tmp_path, 
         (["--watch", "--journal", str(journal), str(user)], "does not replace it"),
         (["--journal", str(journal), str(empty)], "'--journal' goes with '--watch'"),
         (["--once", str(empty)], "'--once' goes with '--watch'"),
+        (["--watch", "--journal", str(journal), "--out", str(journal)], "one of the run's inputs"),
     ]
     for argv, fragment in cases:
         assert_one_line_error(capsys, main(["report", *argv]), fragment)
@@ -148,6 +149,7 @@ def test_the_live_set_is_replaced_by_the_searchs_and_then_left_alone(reference_r
     live = tmp_path / "live"
     assert main(["report", "--watch", "--journal", str(journal), "--once", str(live)]) == 0
     assert sorted(os.listdir(live)) == ["manifest.json", "report.html"]
+    assert_one_line_error(capsys, main(["report", str(live)]), "holds the live page of 'mopt report --watch'")
     target = _Directory(live)  # a watch still running when the search swaps its set in
     assert main(["frontier", str(REFERENCE), "--journal", str(journal), "--out", str(live), "--quiet"]) == 0
     capsys.readouterr()
