@@ -46,6 +46,8 @@ SLOW_TESTS = frozenset({
     "tests/test_report_payloads.py::test_browser_design_report_runs_nothing_and_shows_every_label_literally",
     "tests/test_report_payloads.py::test_browser_summary_page_runs_nothing_and_shows_every_label_literally",
     "tests/test_report_payloads.py::test_browser_mopt_report_and_simulate_pages",
+    # a real mopt frontier run watched by mopt report --watch, both as processes
+    "tests/cli/test_report_watch.py::test_a_watch_beside_a_running_frontier_ends_with_the_frontiers_own_report",
     # every runnable block of the README and the docs, each a script or shell run
     "tests/test_docs.py::test_block_runs",
     "tests/test_docs.py::test_every_python_block_of_the_docs_runs",

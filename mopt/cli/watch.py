@@ -35,6 +35,8 @@ COMMAND = "report --watch"
 PACE_WINDOW = 60.0
 #: seconds between refreshes unless ``--interval`` says
 DEFAULT_INTERVAL = 2.0
+#: refreshes in a row whose read may fail before the watch gives up
+MISSES = 3
 
 
 def add_arguments(report) -> None:
@@ -255,10 +257,39 @@ def run(args) -> int:
                 print(f"{target.path}: the budget of {budget:,} replications is spent; watch ended.")
                 return 0
             time.sleep(args.interval)
-            snap = read_journal(journal)
+            snap = _reread(journal, snap, target, args.interval)
+            if snap is None:
+                print(f"{target.directory} now holds the search's result; its report.html is the final report.")
+                return 0
     except KeyboardInterrupt:
         print(f"\nwatch stopped; {target.path} shows the journal as of the last refresh.", file=sys.stderr)
         return 0
+
+
+def _reread(journal: Path, last, target, interval: float):
+    """The journal read again (None once the search's result is in the watched directory).  A read
+    that fails is tried again at the next refresh, up to :data:`MISSES` times in a row (a search
+    swapping its set in where the directory cannot be exchanged in one step leaves it absent for an
+    instant); a journal that now holds another problem or seed ends the watch."""
+    from mopt.core.journal_view import read_journal
+
+    misses = 0
+    while True:
+        if isinstance(target, _Directory) and target.finished():
+            return None
+        try:
+            snap = read_journal(journal)
+            break
+        except InputError:
+            misses += 1
+            if misses == MISSES:
+                raise
+            time.sleep(interval)
+    if (snap.fingerprint, snap.seed) != (last.fingerprint, last.seed):
+        raise InputError(f"'--journal' {str(journal)!r} now holds another problem or seed (fingerprint "
+                         f"{snap.fingerprint}, seed {snap.seed}; the watch began on {last.fingerprint}, "
+                         f"seed {last.seed}): watch ended.")
+    return snap
 
 
 def _target(args, directory: Path | None, journal: Path):
@@ -323,6 +354,10 @@ class _Directory:
                                  "another command; the watch does not replace it: give another directory "
                                  "or --out PATH.")
         directory.mkdir(parents=True, exist_ok=True)
+
+    def finished(self) -> bool:
+        """Whether the directory holds a result (the search's set is in place)."""
+        return os.path.lexists(self.directory / "result.json")
 
     def write(self, text: str) -> bool:
         from mopt import __version__

@@ -203,3 +203,58 @@ def test_the_watch_refreshes_while_a_writer_commits_and_ctrl_c_ends_it(tmp_path)
     assert watch.returncode == 0, err
     assert "watch stopped" in err and "Traceback" not in err
     assert "replications/s" in text_of(page)
+
+
+def test_a_watch_beside_a_running_frontier_ends_with_the_frontiers_own_report(tmp_path):
+    """``mopt frontier S --journal DIR/run.sqlite --out DIR`` and ``mopt report DIR --watch`` at once:
+    the watch's pages appear in DIR while the search runs, the search's set replaces them, and the
+    watch then stops (exit 0) leaving the search's report.html, its journal carried over."""
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    search = subprocess.Popen([sys.executable, "-m", "mopt", "frontier", str(REFERENCE), "--journal",
+                               str(out / "run.sqlite"), "--out", str(out), "--quiet", "--option", "n_reps=300"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    from mopt.core.journal_view import is_journal
+
+    while not is_journal(out / "run.sqlite") and time.time() < deadline and search.poll() is None:
+        time.sleep(0.05)
+    watch = subprocess.run([sys.executable, "-m", "mopt", "report", str(out), "--watch", "--interval", "0.3",
+                            "--scenario", str(REFERENCE), "--budget", str(10**9)],
+                           capture_output=True, text=True, timeout=180, env=env)
+    assert search.wait(timeout=180) == 0, search.stderr.read()
+    assert watch.returncode == 0, watch.stderr
+    assert "now holds the search's result" in watch.stdout
+    names = sorted(n for n in os.listdir(out) if not n.endswith(("-wal", "-shm")))  # SQLite's, beside the journal
+    assert names == ["evaluations.csv", "front.csv", "front.png", "report.html", "result.json", "run.sqlite"]
+    assert "mopt watch" not in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_refresh_tolerates_a_missing_read_but_not_another_problem(tmp_path, monkeypatch):
+    from mopt.cli.watch import MISSES, _File, _reread
+    from mopt.core.errors import InputError
+
+    one, two = mopt.NormalProblem([[1.0, 2.0]], sd=1.0), mopt.NormalProblem([[1.0, 2.0], [2.0, 1.0]], sd=1.0)
+    for name, problem in (("one.sqlite", one), ("two.sqlite", two)):
+        with Journal(tmp_path / name, problem, seed=1) as j:
+            j.commit([0], [0], problem.replicate([0], [0], 1))
+    first = read_journal(tmp_path / "one.sqlite")
+    target = _File(tmp_path / "page.html")
+    assert _reread(tmp_path / "one.sqlite", first, target, 0).n_replications == 1
+    with pytest.raises(InputError, match="now holds another problem or seed"):
+        _reread(tmp_path / "two.sqlite", first, target, 0)
+    calls = []
+    real = read_journal
+
+    def flaky(path):  # absent for MISSES - 1 reads (a set being swapped in), then back
+        calls.append(path)
+        if len(calls) < MISSES:
+            raise InputError("'--journal' is missing")
+        return real(path)
+
+    monkeypatch.setattr("mopt.core.journal_view.read_journal", flaky)
+    assert _reread(tmp_path / "one.sqlite", first, target, 0).n_replications == 1
+    calls.clear()
+    with pytest.raises(InputError, match="missing"):
+        _reread(tmp_path / "gone.sqlite", first, target, 0)
+    assert len(calls) == MISSES
