@@ -331,6 +331,7 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     # (Dask's default, <tmp>/dask-scratch-space, was left behind after every run: issue #34)
     scratch = tempfile.mkdtemp(prefix="mopt-dask-")
     _SCRATCH.add(scratch)
+    logging_disabled = logging.root.manager.disable  # restored once the cluster is closed
     try:
         with ExitStack() as opened:
             with deferred_signals(), _sigint_blocked(), dask.config.set({
@@ -346,9 +347,14 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
                 # interrupted or failed: the workers' results are not wanted; a worker deep in a
                 # compiled simulation answers the nanny's close only when its task ends (portfolio's
                 # online simulations: ~4 s), so end the worker processes before the cluster closes
+                # the scheduler, seeing its workers gone, logs CRITICAL "Closed comm ..." lines by
+                # the dozen while it closes (78 under CI's load): nothing a user can act on, and
+                # the one line the interrupt prints is then lost among them
+                logging.disable(logging.CRITICAL)
                 _end_workers(cluster)
                 raise
     finally:
+        logging.disable(logging_disabled)
         shutil.rmtree(scratch, ignore_errors=True)
         _SCRATCH.discard(scratch)
 

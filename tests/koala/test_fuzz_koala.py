@@ -311,7 +311,7 @@ def bad_koala_option(draw, trace: Path):
     option = draw(st.sampled_from(["--policy", "--env", "--chains", "--limits", "--set", "--dispatch", "--first",
                                    "--seed", "trace", "chains elsewhere", "set without TAGS-sets",
                                    "limits order", "chain env"]), label="option")
-    argv = [str(trace)]
+    argv = ["--trace", str(trace)]
     if option == "--policy":
         bad = draw(SAFE_TEXT.filter(lambda s: s.lower() not in {p.lower() for p in POLICIES}  # "ff" is FF
                                      and not s.startswith("-")), label="bad")
@@ -346,7 +346,7 @@ def bad_koala_option(draw, trace: Path):
     if option == "trace":
         name = draw(st.one_of(st.sampled_from(["wide.swf", "broken.swf", "empty.swf", "a_dir.swf"]),
                               st.from_regex(r"[a-z]{1,8}", fullmatch=True).map(lambda s: f"missing_{s}.swf")))
-        return [str(trace.parent / name)], str(trace.parent / name) if name != "a_dir.swf" else "trace"
+        return ["--trace", str(trace.parent / name)], str(trace.parent / name) if name != "a_dir.swf" else "trace"
     if option == "chains elsewhere":
         env = draw(st.sampled_from(["multicloud", "real-world"]))
         return [*argv, f"--env={env}", f"--chains={draw(st.integers(1, 5))}"], "'--chains'"
@@ -368,7 +368,7 @@ def bad_koala_option(draw, trace: Path):
 @example(data=None, quiet=False)
 def test_cli_koala_bad_option_is_one_line(workdir, trace, capsys, data, quiet):
     if data is None:  # regression examples
-        t = str(trace)
+        t = "--trace=" + str(trace)
         cases = [([t, "--first=0"], "'--first'"),
                  ([t, "--env=multicluster", "--chains=0"], "'--chains'"),  # was taken as 1 and simulated
                  ([t, "--env=multicluster", "--chains=-1"], "'--chains'"),
