@@ -22,6 +22,7 @@ NO_DOWNLOADS = "http://127.0.0.1:9/mopt-tests-download-no-traces"
 #: ``addopts``: ``-m 'not slow'``) and runs in minutes; ``python -m pytest -m slow`` runs them, and
 #: CI (``.ci/run``) runs both. Whole modules, by path:
 SLOW_MODULES = frozenset({
+    "tests/test_examples_replications.py",  # three example scenarios run whole: ~20 s
     "tests/cli/test_faults.py",  # SIGKILL/SIGTERM at random moments, Dask workers: ~3 min
     "tests/cli/test_fuzz_inputs.py",  # the command line fuzzed, full size
     "tests/cli/test_pipe.py",  # every command with its stdout closed or piped into head

@@ -304,13 +304,13 @@ def test_cv_key_scales_the_default_table_and_is_refused_below_zero(tmp_path):
 
 
 def test_the_partition_example_says_what_its_n_reps_is_for(tmp_path, capsys):
-    """examples/vmc_partition.toml sets n_reps = 20 and OO replicates each schedule 2 times: the run's
-    header says which count is which and where each comes from (issue #36)."""
+    """examples/vmc_partition.toml sets n_reps = 20 and OO replicates each schedule 10 times (its
+    option n_rough): the run's header says which count is which and where each comes from (issue #36)."""
     from tests.helpers import EXAMPLES
 
     example = EXAMPLES / "vmc_partition.toml"
-    assert "n_reps = 20" in example.read_text() and "2 replications of each (OO's option n_rough)" in example.read_text()
+    assert "n_reps = 20" in example.read_text() and "10 replications of each (OO's option n_rough" in example.read_text()
     assert main(["frontier", str(example), "--out", str(tmp_path / "vp"), "--quiet"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
-    assert header == (f"{example}: 165 schedules; method oo, 2 replications each (option n_rough, default 2), "
+    assert header == (f"{example}: 165 schedules; method oo, 10 replications each (option n_rough), "
                       "20 for the selected ([run] n_reps), seed 1.")
