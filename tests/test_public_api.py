@@ -209,3 +209,18 @@ def test_moved_names_warn_and_still_work(old, new):
         value = getattr(module, name)
     new_module, _, new_name = new.rpartition(".")
     assert value is getattr(importlib.import_module(new_module), new_name)
+
+
+def test_help_imports_none_of_the_heavy_libraries():
+    """``mopt --help`` and every command's help are read before any work (issue #36: 1.2-1.7 s when
+    they imported pandas and pymoo): building the parser and printing the helps loads none of the
+    numerical libraries, so that it costs little more than Python's own start."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from mopt.cli import build_parser; p = build_parser(); p.format_help(); "
+            "[a.choices[c].format_help() for a in p._subparsers._group_actions for c in a.choices]; "
+            "print(sorted(m for m in ('pandas', 'numpy', 'scipy', 'pymoo', 'numba', 'matplotlib', 'distributed') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -4,7 +4,7 @@ Every ``--interval`` seconds the journal is read read-only (:func:`mopt.core.jou
 the watch never blocks a writer) and the page is written again, atomically (a temporary file
 renamed over the old page), so a browser never reads half of it; the page reloads itself at the
 same pace.  It shows the front so far (per design the means over the replications the journal
-holds, ± standard error), the replications spent, the pace since the watch began and, when a
+holds, ± standard error), the replications spent, the pace over the last minute of reads and, when a
 budget is known (``--budget``, or the scenario's ``[run]`` budget or its method's default), the
 time left at that pace.
 
@@ -87,6 +87,7 @@ class WatchPage:
         self.budget = budget
         self.interval = interval
         self.seen: list[tuple[float, int]] = []  # (read at, replications)
+        self._decoded: dict[int, dict] = {}  # design -> its parameters
 
     def pace(self, snap) -> float | None:
         """Replications per second over the last :data:`PACE_WINDOW` seconds of reads (None until
@@ -130,11 +131,10 @@ class WatchPage:
         fam = None if self.scenario is None else self.scenario.family_object
         label = {o: fam.label(o) if fam is not None else o for o in objectives}
         designs = snap.designs.copy()
-        params = self._parameters(designs["design"])
         front = designs[designs["on_front"]].sort_values(objectives)
         shown = pd.DataFrame({"design": front["design"].to_numpy()})
-        for name, column in params.items():
-            shown[name] = column.reindex(front.index).to_numpy()
+        for name, column in self._parameters(front["design"]).items():
+            shown[name] = column.to_numpy()
         shown["replications"] = front["n_reps"].to_numpy()
         for o in objectives:
             shown[label[o]] = [_mean_se(m, s) for m, s in zip(front[o], front[f"{o}_se"], strict=True)]
@@ -164,8 +164,10 @@ class WatchPage:
 
         if self.problem is None:
             return {}
-        rows = [self.problem.decode(self.problem.design(int(i))) for i in designs]
-        frame = pd.DataFrame(rows, index=designs.index)
+        for i in designs:  # decoded once per design over the watch
+            if int(i) not in self._decoded:
+                self._decoded[int(i)] = self.problem.decode(self.problem.design(int(i)))
+        frame = pd.DataFrame([self._decoded[int(i)] for i in designs], index=designs.index)
         return {c: frame[c] for c in frame.columns}
 
 
