@@ -108,12 +108,86 @@ def count_bad_input(entry_point: str) -> None:
     BAD_INPUTS[entry_point] = BAD_INPUTS.get(entry_point, 0) + 1
 
 
+#: every generated input of a fuzz test ends within this many seconds (hypothesis's deadline: an
+#: input over it is run again, and fails the test if it is over again) ...
+FUZZ_SECONDS = 60.0
+#: ... and within this much memory above what the process held when the test began (issue #34:
+#: the fuzz suites grow a memory budget; bad input is refused before anything large is allocated)
+FUZZ_MEMORY = 768 << 20
+
+
 def fuzz(n: int):
-    """hypothesis settings of the fuzz tests: ``n`` examples, no deadline, fixtures allowed."""
+    """The fuzz tests' decorator: hypothesis settings (``n`` examples, fixtures allowed) and the
+    budget of every generated input, :data:`FUZZ_SECONDS` each and :data:`FUZZ_MEMORY` above the
+    test's start (the resident set sampled every 5 ms while the test runs; the peak over the test
+    bounds every input's).  Apply it above ``@given``."""
+    from datetime import timedelta
+
     from hypothesis import HealthCheck, settings
 
-    return settings(max_examples=n, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    chosen = settings(max_examples=n, deadline=timedelta(seconds=FUZZ_SECONDS),
+                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+    def decorate(test):
+        test = chosen(test)
+
+        @functools.wraps(test)
+        def bounded(*args, **kwargs):
+            with memory_watch() as peak:
+                out = test(*args, **kwargs)
+            assert peak() <= FUZZ_MEMORY, (f"{test.__name__}: an input took {peak() / 2**20:.0f} MiB above the "
+                                           f"test's start (budget {FUZZ_MEMORY >> 20} MiB)")
+            return out
+
+        return bounded
+
+    return decorate
+
+
+def _resident() -> int:
+    """This process's resident set in bytes (Linux: /proc/self/statm)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _high_water() -> int | None:
+    """The peak resident set since it was last reset (VmHWM), in bytes; None off Linux."""
+    try:
+        with open("/proc/self/status") as f:
+            return int(next(line for line in f if line.startswith("VmHWM:")).split()[1]) << 10
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def memory_watch(every: float = 0.005):
+    """The peak of this process's resident set within the block, above the resident set at its
+    start: yields a function giving it so far.  Exact where the kernel lets the peak be reset
+    (Linux: ``/proc/self/clear_refs``, then VmHWM); else sampled every ``every`` s in a thread."""
+    import threading
+
+    start = _resident()
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # reset VmHWM to the current resident set
+        exact = _high_water() is not None
+    except OSError:
+        exact = False
+    peak, done = [0], threading.Event()
+
+    def sample():
+        while not done.wait(every):
+            peak[0] = max(peak[0], _resident() - start)
+
+    thread = None if exact else threading.Thread(target=sample, name="memory_watch", daemon=True)
+    if thread is not None:
+        thread.start()
+    try:
+        yield lambda: (_high_water() - start) if exact else max(peak[0], _resident() - start)
+    finally:
+        done.set()
+        if thread is not None:
+            thread.join()
 
 
 @contextlib.contextmanager
