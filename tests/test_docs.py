@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs_outputs import OUTPUT_MARKER, first_difference, output_matches, shown_output
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -136,6 +138,11 @@ def test_block_runs(block, tmp_path):
     done = run_block(block, tmp_path)
     assert done.returncode == 0, f"{block.id} failed:\n{block.code}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr, f"{block.id}:\n{done.stderr[-3000:]}"
+    shown = shown_output(block.path, block)
+    if shown is not None:  # the output the page shows is what the block prints (tests/docs_outputs.py)
+        assert output_matches(shown[2], done.stdout), (
+            f"{block.id}: the output shown at line {shown[0]} is not what the block prints: "
+            f"{first_difference(shown[2], done.stdout)}\n(python -m tests.docs_outputs {block.path.name} rewrites it)")
 
 
 # -- what the blocks are ----------------------------------------------------------------------
@@ -154,6 +161,32 @@ def test_markers_mark_runnable_blocks():
             assert block is not None, f"{page}:{k}: a runnable marker must be the line just above a fence"
             assert block.lang in RUNNABLE, f"{page}:{k}: a {block.lang!r} block cannot run"
             assert set(match.group("flags").split()) <= FLAGS, f"{page}:{k}: unknown flag"
+
+
+def test_output_blocks_follow_a_runnable_block():
+    """An ``<!-- output -->`` block shows a runnable block's output: one that follows anything else
+    would be checked against nothing."""
+    for page in [README, *doc_pages()]:
+        lines = page.read_text().splitlines()
+        owned = {shown[0] - 2 for b in blocks(page) if MARKER.match(b.marker)
+                 if (shown := shown_output(page, b)) is not None}  # the marker lines (1-based)
+        for k, line in enumerate(lines, start=1):
+            if line.strip() == OUTPUT_MARKER:
+                assert k in owned, f"{page}:{k}: an output block must follow a runnable block"
+
+
+def test_shown_output_is_compared_to_the_precision_printed():
+    """Hand cases of the comparison of a shown output with a printed one."""
+    assert output_matches("P = 0.592\n", "P = 0.593\n")  # one unit of the last digit
+    assert not output_matches("P = 0.592\n", "P = 0.594\n")
+    assert not output_matches("P = 0.592\n", "P = 0.5921\n")  # another precision is another format
+    assert output_matches("1,946 of 15,579 designs\n", "1,946 of 15,579 designs\n")
+    assert not output_matches("1,946 of 15,579 designs\n", "1,950 of 15,579 designs\n")
+    assert output_matches("x 1.50e+04\n", "x 1.51e+04\n") and not output_matches("x 1.50e+04\n", "x 1.52e+04\n")
+    assert not output_matches("makespan\n", "cost\n")
+    assert output_matches("a\n...\nz\n", "a\nb\nc\nz\n") and output_matches("a\n...\nz\n", "a\nz\n")
+    assert not output_matches("a\n...\nz\n", "a\nb\n")
+    assert not output_matches("a\nb\n", "a\nb\nc\n")  # a line more is a difference
 
 
 def test_every_python_block_of_the_docs_runs():
