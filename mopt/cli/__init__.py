@@ -1,11 +1,12 @@
 """The ``mopt`` command: ``frontier SCENARIO.toml``, ``decide DIR --utility SPEC``, ``report DIR``,
-``compare SCENARIO.toml --methods ... --budgets ... --macroreps M``, ``traces``, and the commands
-of every installed problem family (``demo``, ``simulate``, ``portfolio``, ``koala``, ``vmc``, ...).
+``replay DIR --design I --rep R``, ``compare SCENARIO.toml --methods ... --budgets ...
+--macroreps M``, ``traces``, and the commands of every installed problem family (``demo``,
+``simulate``, ``portfolio``, ``koala``, ``vmc``, ...).
 
 This package builds the parser and turns what a command raises into an exit code. The core
 commands live in one module each (:mod:`mopt.cli.frontier`, :mod:`~mopt.cli.decide`, :mod:`~mopt.cli.report`,
-:mod:`~mopt.cli.compare`, :mod:`~mopt.cli.traces`); the shared run options in
-:mod:`mopt.cli.options`. A family's commands come from its :class:`~mopt.core.family.Family`
+:mod:`~mopt.cli.replay`, :mod:`~mopt.cli.compare`, :mod:`~mopt.cli.traces`); the shared run
+options in :mod:`mopt.cli.options`. A family's commands come from its :class:`~mopt.core.family.Family`
 declaration (``add_parsers(subparsers, run_options)``), found through the registry of installed
 families: the command line names no family.
 
@@ -26,6 +27,7 @@ import sys
 from mopt.cli import compare as compare_command
 from mopt.cli import decide as decide_command
 from mopt.cli import frontier as frontier_command
+from mopt.cli import replay as replay_command
 from mopt.cli import report as report_command
 from mopt.cli import traces as traces_command
 from mopt.cli.options import RUN_OPTIONS, Parser
@@ -73,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     frontier_command.add_parser(sub, RUN_OPTIONS)
     decide_command.add_parser(sub)
     report_command.add_parser(sub)
+    replay_command.add_parser(sub)
     compare_command.add_parser(sub, RUN_OPTIONS)
     traces_command.add_parser(sub)
     for family in families().values():

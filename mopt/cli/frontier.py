@@ -72,6 +72,8 @@ def run(args) -> int:
     # the scenario's [run] options belong to its method; --option adds to / overrides them
     options = {**(scenario.options if method == scenario.method else {}), **method_options(args.option)}
     to_stdout = args.out == "-"  # front.csv on stdout, everything else on stderr
+    if to_stdout and args.report_assets is not None:
+        raise InputError("'--report-assets' goes with a report; '--out -' writes none.")
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(f"mopt-{scenario.name}" if args.out is None else args.out)
     if not to_stdout:
@@ -120,7 +122,8 @@ def run(args) -> int:
             raise InputError(f"{scenario.path}: [run] {exc}") from None
         raise
     result = dataclasses.replace(result, info={**result.info, "scenario": str(scenario.path),
-                                               "family": scenario.family, **scenario.result_info(problem)})
+                                               "family": scenario.family, "fingerprint": problem.fingerprint(),
+                                               **scenario.result_info(problem)})
     status = certified_status(result)  # certified once: the front's column and the how-sure line
     front, extra = front_rows(result, status=status)
     legend = f" ({scenario.legend})" if scenario.legend else ""
@@ -151,8 +154,11 @@ def run(args) -> int:
     if to_stdout:
         result.front.to_csv(sys.stdout, index=False)
         return 0
+    from mopt.report.plotly_asset import plotly_src
+
     report = functools.partial(_write_report, result, problem=problem, family=scenario.family,
-                               scenario=scenario.path, chosen=chosen, title=f"{scenario.name}: {method}")
+                               scenario=scenario.path, chosen=chosen, title=f"{scenario.name}: {method}",
+                               figure="front.png", plotly_src=plotly_src(args.report_assets, out / "report.html"))
     written = write_outputs(result, out, functools.partial(scenario.figure, result), {"report.html": report})
     say(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0

@@ -2,7 +2,7 @@
 
 :data:`RUN_OPTIONS` is what every run command — the core ones and every family's, which receive
 it as ``add_parsers(subparsers, run_options)`` — declares its ``--out``, ``--seed``, ``--workers``,
-``--scheduler``, ``--quiet`` (and, where a run can resume, ``--journal``) with, so that they are
+``--scheduler``, ``--quiet``, ``--report-assets`` (and, where a run can resume, ``--journal``) with, so that they are
 defined once and read the same everywhere; it also carries the argument types a family's own
 options use (``run_options.positive_int``, ``.non_negative``, ``.seed``), so that a family never
 imports the command line.
@@ -24,9 +24,12 @@ __all__ = [
     "RunOptions",
     "Parser",
     "non_negative",
+    "non_negative_int",
     "positive_int",
     "seed_value",
     "workers",
+    "report_assets",
+    "add_report_assets_option",
     "add_run_options",
     "add_journal_option",
     "count_option",
@@ -56,6 +59,17 @@ def positive_int(text: str) -> int:
     3
     """
     return _integer(text, 1, "an integer", ">= 1")
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0 given on the command line (an index: ``mopt replay --design 0``).
+
+    Examples
+    --------
+    >>> non_negative_int("0")
+    0
+    """
+    return _integer(text, 0, "an integer", ">= 0")
 
 
 def seed_value(text: str) -> int:
@@ -101,6 +115,36 @@ def workers(text: str) -> int:
         return check_workers("--workers", value)
     except InputError as exc:  # argparse shows an ArgumentTypeError's own message
         raise argparse.ArgumentTypeError(str(exc).replace("'--workers' ", "", 1).rstrip(".")) from None
+
+
+def report_assets(text: str):
+    """``--report-assets``: a directory (made if missing), never an existing file.
+
+    Examples
+    --------
+    >>> report_assets("assets").name
+    'assets'
+    """
+    from pathlib import Path
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a directory; got ''")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"must be a directory; {text!r} is a file")
+    return path
+
+
+#: ``--report-assets``'s help: what it writes and what the page then needs
+REPORT_ASSETS_HELP = ("write plotly's JavaScript once into DIR (plotly-<version>.min.js, left as it is "
+                      "if already there) and make the report load it from there by a relative path: "
+                      "a page of a few hundred KB instead of ~4.7 MB, which needs DIR beside it "
+                      "(default: the page holds it, self-contained)")
+
+
+def add_report_assets_option(p: argparse.ArgumentParser) -> None:
+    """Add ``--report-assets DIR`` (:data:`REPORT_ASSETS_HELP`) to a command that writes a report."""
+    p.add_argument("--report-assets", type=report_assets, default=None, metavar="DIR", help=REPORT_ASSETS_HELP)
 
 
 class Parser(argparse.ArgumentParser):
@@ -152,8 +196,8 @@ class RunOptions:
     >>> p = Parser(prog="mopt x")
     >>> RUN_OPTIONS(p, "mopt-x", journal=True)
     >>> args = p.parse_args(["--seed", "3", "--quiet"])
-    >>> args.out, args.seed, args.workers, args.scheduler, args.quiet, args.journal
-    ('mopt-x', 3, 1, None, True, None)
+    >>> args.out, args.seed, args.workers, args.scheduler, args.quiet, args.journal, args.report_assets
+    ('mopt-x', 3, 1, None, True, None, None)
     """
 
     positive_int = staticmethod(positive_int)
@@ -166,7 +210,7 @@ class RunOptions:
                  seed_help: str | None = None, seed: bool = True, parallel: bool = True,
                  out_file: bool = False) -> None:
         """Add ``--out`` (default ``out_default``; ``out_help`` describes it; ``out_file``: it names
-        a file, not a directory), ``--quiet``; with
+        a file, not a directory), ``--quiet``, ``--report-assets``; with
         ``seed`` (a run that draws random numbers) ``--seed`` (default ``seed_default``,
         ``seed_help`` describes it); with ``parallel`` ``--workers`` and ``--scheduler``; with
         ``journal`` ``--journal``."""
@@ -180,7 +224,7 @@ def add_run_options(p: argparse.ArgumentParser, out_default: str | None, stdout:
                     out_help: str | None = None, seed_default: int | None = None, seed_help: str | None = None,
                     seed: bool = True, parallel: bool = True, out_file: bool = False) -> None:
     """Add ``--out`` (a directory, or with ``out_file`` a file), ``--seed``, ``--workers``,
-    ``--scheduler`` and ``--quiet`` to a run command.
+    ``--scheduler``, ``--quiet`` and ``--report-assets`` to a run command.
 
     Examples
     --------
@@ -198,6 +242,7 @@ def add_run_options(p: argparse.ArgumentParser, out_default: str | None, stdout:
                        help=f"{seed_help or 'seed of the run'} (default: {default})")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (it goes to stderr, never to stdout)")
+    add_report_assets_option(p)  # every run command writes a report page
     if not parallel:
         return
     p.add_argument("--workers", type=workers, default=1, metavar="W",

@@ -24,10 +24,11 @@ FAMILY = Family(
     scenario="mopt.cloud.scenario:parse",
     keys="mopt.cloud.scenario:KEYS",
     commands="mopt.cloud.family:add_parsers",
-    objectives={"bsd": Objective("mean bounded slowdown"), "vm_hours": Objective("charged VM-hours", "h")},
+    objectives={"bsd": Objective("mean bounded slowdown", low=1), "vm_hours": Objective("charged VM-hours", "h", low=0)},
     examples=("examples/portfolio_mix.toml",),
     package="mopt.cloud",
     formats={"bsd": "{:.3f}", "vm_hours": "{:.0f}"},
     noun=("mixes", "mix"),
     reports={"portfolio": ("portfolio.csv", "mopt.cloud.portfolio_command:write_report")},
+    replay="mopt.cloud.replay:replay_lines",
 )

@@ -182,29 +182,38 @@ class PortfolioProblem(StochasticProblem):
 
     # -- replications -------------------------------------------------------------------------
     def workload_of(self, rep: int, entropy: int) -> tuple[pd.DataFrame, int]:
-        """Replication ``rep``'s workload and Algorithm 1's seed (the same for every design)."""
+        """Replication ``rep``'s workload and Algorithm 1's seed (the same for every design); the
+        workload's ``attrs`` say what was drawn: ``first``, the window's first job (``"trace"``), or
+        ``pattern`` (``"synthetic"``)."""
         from mopt.workloads.synthetic import synthetic
 
         rng = replication_rng(entropy, rep)
         if self.workload == "trace":
             first = int(rng.integers(0, len(self.jobs) - self.window + 1))
             jobs = self.jobs.iloc[first:first + self.window].reset_index(drop=True)
+            jobs.attrs = {**jobs.attrs, "first": first}
         else:
             pattern = self.patterns[int(rng.integers(len(self.patterns)))]
             jobs = synthetic(pattern, self.window, runtimes=self.jobs, seed=rng)
+            jobs.attrs = {**jobs.attrs, "pattern": pattern}
         return jobs, int(rng.integers(0, 2**63 - 1))
+
+    def run(self, i: int, jobs: pd.DataFrame, seed: int):
+        """The portfolio scheduler's run of design ``i`` on ``jobs`` with Algorithm 1's ``seed``
+        (a :class:`~mopt.cloud.portfolio_scheduler.PortfolioRun`; :meth:`workload_of` gives a
+        replication's ``jobs`` and ``seed``)."""
+        v = self.design(int(i))
+        mix = self.mix(v)
+        return simulate_portfolio(jobs, mix, budget=len(mix), period=self.period, seed=seed,
+                                  boot_delay=self.boot_delay, max_vms=self.max_vms, kappa=self.kappa,
+                                  alpha=1.0, beta=RATIOS[int(v[N_POLICIES])], vm_key=self.vm_key)
 
     def _replicate(self, indices, reps, entropy):
         out = np.empty((len(indices), len(reps), self.n_obj))
         for b, r in enumerate(reps):
             jobs, seed = self.workload_of(int(r), entropy)
             for a, i in enumerate(indices):
-                v = self.design(int(i))
-                mix = self.mix(v)
-                run = simulate_portfolio(jobs, mix, budget=len(mix), period=self.period, seed=seed,
-                                         boot_delay=self.boot_delay, max_vms=self.max_vms,
-                                         kappa=self.kappa, alpha=1.0,
-                                         beta=RATIOS[int(v[N_POLICIES])], vm_key=self.vm_key)
+                run = self.run(int(i), jobs, seed)
                 out[a, b] = run.summary["bsd"], run.summary["vm_hours"]
         return out
 

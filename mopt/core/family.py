@@ -44,16 +44,20 @@ ENTRY_POINT_GROUP = "mopt.families"
 
 @dataclass(frozen=True)
 class Objective:
-    """How an objective reads in tables and figures: a label in words and a unit (``""``: none).
+    """How an objective reads in tables and figures: a label in words, a unit (``""``: none) and
+    the least value it can take (``low``: 0 for a cost or a time, 1 for a slowdown; None: no
+    bound), at which the report cuts the intervals it draws (a mean ± 1.96 standard errors of a
+    cost may reach below 0; the cost cannot).
 
     Examples
     --------
-    >>> Objective("charged VM-hours", "h").axis
+    >>> Objective("charged VM-hours", "h", low=0).axis
     'charged VM-hours [h]'
     """
 
     label: str
     unit: str = ""
+    low: float | None = None
 
     @property
     def axis(self) -> str:
@@ -178,8 +182,14 @@ class Family:
         What designs are called in messages (plural, singular).
     reports : mapping, optional
         Family command -> (the table its output directory holds, ``"module:function"`` drawing its
-        page as ``function(target, table, facts)``): how ``mopt report DIR`` draws that command's
-        set without the core naming the family.
+        page as ``function(target, table, facts, *, plotly_src=None)``, ``plotly_src`` as
+        :func:`mopt.report.summary_page.write_summary_report` takes it): how ``mopt report DIR``
+        draws that command's set without the core naming the family.
+    replay : str or callable, optional
+        ``lines(problem, design, rep, seed)`` (or its dotted reference): what happened in
+        replication ``rep`` of ``design`` (``seed`` the run's entropy), as lines of text, or None
+        for a problem it cannot tell; asked by :func:`mopt.core.replay.replay` only about problems
+        whose class the family's package defines.
     """
 
     name: str
@@ -194,6 +204,7 @@ class Family:
     formats: Mapping[str, str] = field(default_factory=dict)
     noun: tuple[str, str] = ("designs", "design")
     reports: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    replay: str | Callable | None = None
 
     # -- what the CLI and the loader call --------------------------------------------------------
     def parse(self, path: Path, doc: dict):
@@ -219,21 +230,38 @@ class Family:
 
     def report_writer(self, command: str):
         """(table file, writer) that ``mopt report`` draws the set of the family's ``command`` with
-        (None if the family declares none): ``writer(target, table, facts)``."""
+        (None if the family declares none): ``writer(target, table, facts, *, plotly_src=None)``."""
         if command not in self.reports:
             return None
         table, writer = self.reports[command]
         return table, resolve(writer)
+
+    def replay_lines(self, problem, design: int, rep: int, seed: int) -> list[str] | None:
+        """What happened in replication ``rep`` of ``design``, line by line (None if the family
+        declares no ``replay`` or cannot tell this problem)."""
+        if self.replay is None:
+            return None
+        lines = resolve(self.replay)(problem, design, rep, seed)
+        return None if lines is None else list(lines)
+
+    @property
+    def package_name(self) -> str:
+        """The family's package: ``package``, else the module part of ``scenario``'s parent."""
+        return self.package or str(self.scenario).partition(":")[0].rpartition(".")[0]
 
     def label(self, objective: str) -> str:
         """The axis label of ``objective`` (its name when the family does not declare it)."""
         found = self.objectives.get(objective)
         return found.axis if found is not None else objective
 
+    def low(self, objective: str) -> float | None:
+        """The least value ``objective`` can take (:attr:`Objective.low`; None when not declared)."""
+        found = self.objectives.get(objective)
+        return found.low if found is not None else None
+
     def example_paths(self) -> list[Path]:
         """The example scenario files, as paths on disk."""
-        package = self.package or str(self.scenario).partition(":")[0].rpartition(".")[0]
-        root = importlib.resources.files(package)
+        root = importlib.resources.files(self.package_name)
         return [Path(str(root.joinpath(name))) for name in self.examples]
 
 

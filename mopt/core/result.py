@@ -17,6 +17,7 @@ import pandas as pd
 from mopt.core.classes import class_table, representatives
 from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
+from mopt.core.moments import sample_moments
 from mopt.core.pareto import pareto_mask
 from mopt.core.set_writer import _sha256, atomic_write
 
@@ -31,23 +32,6 @@ def summarise(design_params: pd.DataFrame, samples: list[np.ndarray], objectives
     ``samples[k]`` holds the replications (n_reps_k, n_obj) of the design in row ``k``.
     """
     return evaluations_frame(design_params, objectives, *sample_moments(samples, len(objectives)))
-
-
-def sample_moments(samples: list[np.ndarray], m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(means, ses, n_reps)`` of designs with replications ``samples[k]`` (n_k, m): (D, m) means
-    and standard errors (NaN below two replications; NaN means without any) and (D,) counts."""
-    n = np.array([len(s) for s in samples], dtype=np.int64)
-    means = np.full((len(samples), m), np.nan)
-    ses = np.full((len(samples), m), np.nan)
-    for count in np.unique(n):  # designs with as many replications: one vectorised step
-        rows = np.flatnonzero(n == count)
-        if count == 0:
-            continue
-        stack = np.stack([samples[k] for k in rows]).reshape(len(rows), count, m)
-        means[rows] = stack.mean(axis=1)
-        if count > 1:
-            ses[rows] = stack.std(axis=1, ddof=1) / np.sqrt(count)
-    return means, ses, n
 
 
 def evaluations_frame(design_params: pd.DataFrame, objectives, means, ses, n_reps,
@@ -196,6 +180,14 @@ class Result:
 
             values["p_best"], values["runner_up"] = p_best(ev, self.objectives, utility, int(k))
         return pd.Series(values, dtype=object, name=ev.index[k])
+
+    def replay(self, design: int, rep: int, problem=None, journal=None):
+        """Replication ``rep`` of ``design`` simulated again from the run's seed and checked bit for
+        bit against ``journal``, else this result (:func:`mopt.core.replay.replay`). A Result does
+        not hold its problem: give ``problem``, the one the run searched."""
+        from mopt.core.replay import replay
+
+        return replay(problem, self, design, rep, journal=journal)
 
     def to_csv(self, directory: str | os.PathLike, *, files: Sequence[str] = ()) -> Path:
         """Write ``evaluations.csv``, ``front.csv`` and ``result.json`` into ``directory``.

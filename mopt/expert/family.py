@@ -16,10 +16,11 @@ FAMILY = Family(
     scenario="mopt.expert.scenario:parse",
     keys="mopt.expert.scenario:KEYS",
     commands="mopt.expert.commands:add_parsers",
-    objectives={"makespan": Objective("tail-phase makespan", "s"), "cost": Objective("cost", "cent/task")},
+    objectives={"makespan": Objective("tail-phase makespan", "s", low=0), "cost": Objective("cost", "cent/task", low=0)},
     examples=("examples/reference.toml", "examples/online.toml"),
     package="mopt.expert",
     formats={"N": "count", "T": "seconds", "D": "seconds", "makespan": "{:.0f}", "Mr": "{:.2f}",
              "cost": "{:.3f}"},
     noun=("strategies", "strategy"),
+    replay="mopt.expert.replay:replay_lines",
 )

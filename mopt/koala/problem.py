@@ -298,8 +298,8 @@ class TagsProblem(StochasticProblem):
     def window(self, rep_rng: np.random.Generator) -> pd.DataFrame:
         """The jobs of one replication: a random window, arrivals rescaled to a drawn load.
 
-        ``attrs`` holds the drawn ``offered_load`` (of the 96 cluster nodes) and the rescaled
-        window's ``span`` in seconds.
+        ``attrs`` holds the drawn ``offered_load`` (of the 96 cluster nodes), the window's
+        ``begin`` and ``length`` in the trace's seconds, and the rescaled window's ``span``.
         """
         submit = self.table["submit"].to_numpy()
         first, last = submit[0], submit[-1]
@@ -316,7 +316,7 @@ class TagsProblem(StochasticProblem):
         work = float((jobs["size"] * jobs["runtime"]).sum())
         factor = (work / length / CLUSTER_NODES) / target  # > 1 stretches the arrivals
         jobs["submit"] = (jobs["submit"] - begin) * factor
-        jobs.attrs = {"offered_load": target, "span": length * factor}
+        jobs.attrs = {"offered_load": target, "begin": begin, "length": length, "span": length * factor}
         return jobs
 
     def _replicate(self, indices, reps, entropy):
@@ -328,7 +328,10 @@ class TagsProblem(StochasticProblem):
                 out[a, b] = self._objectives(jobs, runtime, self.decode(self._x[i]))
         return out
 
-    def _objectives(self, jobs: pd.DataFrame, runtime: np.ndarray, p: dict) -> tuple[float, float, float]:
+    def run(self, jobs: pd.DataFrame, p: dict) -> tuple:
+        """The engine's run of the design of parameters ``p`` on a replication's ``jobs``
+        (:meth:`window`): ``(site names, site, start, end, totals)``, per job its site's index in
+        the names and its start and end (s), ``totals[0]`` the public-cloud cost."""
         env = multicloud(private_minimum=p["private_min"], public_maximum=p["public_cap"])
         limit = p["L1"] * 60.0
         if "L2" in p:
@@ -339,6 +342,11 @@ class TagsProblem(StochasticProblem):
         queues = policy.queues(env)
         site, start, end, *_, totals, status = run_table(jobs, queues, env, np.zeros(len(jobs), np.int64),
                                                          self.step)
+        return env.names, site, start, end, totals
+
+    def _objectives(self, jobs: pd.DataFrame, runtime: np.ndarray, p: dict) -> tuple[float, float, float]:
+        limit = p["L1"] * 60.0
+        _, _, _, end, totals = self.run(jobs, p)
         slowdown = (end - jobs["submit"].to_numpy()) / runtime
         short = runtime <= limit
         s_short = float(slowdown[short].mean()) if short.any() else 1.0
