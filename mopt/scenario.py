@@ -186,12 +186,14 @@ class Scenario:
         """Write the frontier figure of ``result`` to ``path`` (:func:`mopt.result_plots.plot_result`, labels
         and units from the family): two objectives on one panel, three or more as a matrix of
         pairwise panels, one against the design index; every evaluated design, the Pareto front and
-        its confidence intervals."""
+        its confidence intervals; log axes where the report draws them
+        (:func:`mopt.report.data.log_objectives`)."""
         from mopt.plot import save_figure
+        from mopt.report.data import log_objectives
         from mopt.result_plots import plot_result
 
         fig = plot_result(
-            result, family=self.family_object, title=f"{self.name}: Pareto frontier",
+            result, family=self.family_object, title=f"{self.name}: Pareto frontier", log=log_objectives(result),
             caption=f"{self.path}; method {result.method}, {result.n_evals} replications, seed {result.seed}.",
         )
         save_figure(fig, path)

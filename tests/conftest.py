@@ -47,6 +47,8 @@ SLOW_TESTS = frozenset({
     "tests/test_report_payloads.py::test_browser_design_report_runs_nothing_and_shows_every_label_literally",
     "tests/test_report_payloads.py::test_browser_summary_page_runs_nothing_and_shows_every_label_literally",
     "tests/test_report_payloads.py::test_browser_mopt_report_and_simulate_pages",
+    "tests/test_report.py::test_browser_lays_the_page_out_within_its_width",
+    "tests/cli/test_report_assets.py::test_browser_draws_the_demo_report_from_its_assets",
     # a real mopt frontier run watched by mopt report --watch, both as processes
     "tests/cli/test_report_watch.py::test_a_watch_beside_a_running_frontier_ends_with_the_frontiers_own_report",
     # every runnable block of the README and the docs, each a script or shell run
@@ -104,6 +106,58 @@ SLOW_TESTS = frozenset({
 })
 
 
+#: modules whose tests time the program (a stop within 2 s of a signal, random kill moments, runs
+#: started together) or load the machine themselves: CI runs them alone (``--part timed``), the
+#: other slow tests in two processes at once (``--part 0/2``, ``--part 1/2``; .ci/run)
+TIMED_MODULES = frozenset({
+    "tests/cli/test_signals.py",
+    "tests/cli/test_faults.py",
+    "tests/core/test_faults.py",
+    "tests/core/test_journal_stress.py",
+    "tests/core/test_memory_bounds.py",
+    "tests/cli/test_whole_sets.py",
+    "tests/cli/test_report_watch.py",
+    "tests/cloud/test_online_consistency.py",
+    "tests/expert/test_pool.py",
+})
+
+
+def pytest_addoption(parser):
+    parser.addoption("--part", default=None, metavar="timed|K/N",
+                     help="run a part of the selected tests: 'timed' (the modules of TIMED_MODULES, which "
+                          "time the program) or K/N (every N-th of the others, from the K-th; N parts "
+                          "may run at once)")
+
+
+def _part(config, items) -> None:
+    """Deselect the items outside ``--part`` (see :func:`pytest_addoption`)."""
+    part = config.getoption("part")
+    if part is None:
+        return
+    timed = [item.nodeid.partition("::")[0] in TIMED_MODULES for item in items]
+    if part == "timed":
+        keep = timed
+    else:
+        try:
+            k, n = (int(x) for x in part.split("/"))
+            assert 0 <= k < n
+        except (ValueError, AssertionError):
+            raise pytest.UsageError(f"--part must be 'timed' or K/N with 0 <= K < N; got {part!r}") from None
+        others = [i for i, t in enumerate(timed) if not t]
+        chosen = set(others[k::n])
+        keep = [i in chosen for i in range(len(items))]
+    config.hook.pytest_deselected(items=[it for it, kept in zip(items, keep, strict=True) if not kept])
+    items[:] = [it for it, kept in zip(items, keep, strict=True) if kept]
+
+
+class _Part:
+    """The ``--part`` split, after ``-m`` has selected (a plugin: conftest holds one hook of a name)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        _part(config, items)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Mark :data:`SLOW_MODULES` and :data:`SLOW_TESTS` ``slow`` before ``-m`` selects; an entry that
@@ -124,6 +178,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_configure(config):
+    config.pluginmanager.register(_Part(), "mopt-part")
     os.environ.setdefault("MOPT_TRACE_URL", NO_DOWNLOADS)
     _hypothesis_profiles()
 

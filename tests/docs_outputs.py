@@ -103,7 +103,7 @@ def output_matches(shown: str, actual: str) -> bool:
 def first_difference(shown: str, actual: str) -> str:
     """A line or two saying where ``actual`` departs from ``shown`` (for a test's message)."""
     want, got = shown.rstrip("\n").splitlines(), actual.rstrip("\n").splitlines()
-    for k, (w, g) in enumerate(zip(want, got)):
+    for k, (w, g) in enumerate(zip(want, got, strict=False)):
         if w.strip() == ELLIPSIS:
             return f"output differs after line {k + 1} ('...')"
         if not line_matches(w, g):

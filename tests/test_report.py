@@ -5,6 +5,7 @@ per design, raise no error and paint a screenshot that is not blank."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import re
 import shutil
@@ -18,6 +19,7 @@ import pytest
 import mopt
 from mopt.core.family import get_family
 from mopt.report import GL_THRESHOLD, render_report, repr_html, write_report
+from tests.helpers import REFERENCE
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (CI installs it)")
@@ -201,14 +203,16 @@ def test_importing_mopt_and_its_report_does_not_import_plotly():
 
 
 # -- in a browser ----------------------------------------------------------------------------------------
-def browse(page, tmp_path, *, screenshot=None, budget_ms: int = 5000) -> str:
+def browse(page, tmp_path, *, screenshot=None, budget_ms: int = 5000, width: int | None = None) -> str:
     """Open ``page`` in headless Chromium with the network off (every request goes to a closed
-    proxy port) and return the DOM once scripts have run (or write ``screenshot``)."""
+    proxy port) and return the DOM once scripts have run (or write ``screenshot``); ``width``: of
+    the window the DOM is laid out in (pixels)."""
     args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--proxy-server=127.0.0.1:9", f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars",
             f"--virtual-time-budget={budget_ms}"]
     args += ["--window-size=1200,900", f"--screenshot={screenshot}"] if screenshot else ["--dump-dom"]
+    args += [f"--window-size={width},900"] if width and not screenshot else []
     done = subprocess.run([*args, page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
@@ -307,3 +311,199 @@ def test_the_report_certifies_the_result_once(monkeypatch):
     certified = mopt.Result.certified
     monkeypatch.setattr(mopt.Result, "certified", lambda self, *a, **k: calls.append(a) or certified(self, *a, **k))
     assert "<h2>Certified sets</h2>" in render_report(result) and len(calls) == 1
+
+
+# -- issue #36: what the page shows, in which order, on which axes ----------------------------------------
+def sections(text: str) -> list[str]:
+    """The page's section headings, in order."""
+    return re.findall(r"<h2>(.*?)</h2>", text)
+
+
+def slowdown_result() -> mopt.Result:
+    """Four KOALA-C-like designs (three objectives, the last a cost), all on the front, whose
+    intervals reach below the least values (slowdowns 1, the cost 0); a parameter the same for
+    every design."""
+    ev = pd.DataFrame({"design": [0, 1, 2, 3], "L1": [10, 10, 40, 40], "private_min": 8,
+                       "slowdown_short": [2.6, 2.5, 8.0, 4.0], "slowdown_long": [4.6, 2.1, 3.9, 2.4],
+                       "public_cost": [0.0, 129.0, 0.0, 101.0], "n_reps": 3})
+    for o, half in (("slowdown_short", 5.0), ("slowdown_long", 3.0), ("public_cost", 200.0)):
+        ev[f"{o}_se"] = half / 1.96
+        ev[f"{o}_lo"], ev[f"{o}_hi"] = ev[o] - half, ev[o] + half
+    ev["p_nondominated"] = [0.9, 0.95, 0.8, 0.85]
+    info = {"family": "koala", "budget": 12, "uncertainty": {"level": 0.95, "uncertain": []}}
+    return mopt.Result("exhaustive", 1, 12, ("slowdown_short", "slowdown_long", "public_cost"), ev, info)
+
+
+def test_intervals_stop_at_the_least_value_each_objective_can_take():
+    result = slowdown_result()
+    text = render_report(result)
+    columns = page_data(text)["columns"]
+    assert columns["slowdown_short_lo"] == [1, 1, 3, 1]  # 2.6 - 5, 2.5 - 5, 8 - 5, 4 - 5, cut at 1
+    assert columns["slowdown_long_lo"] == [1.6, 1, 1, 1]
+    assert columns["public_cost_lo"] == [0, 0, 0, 0] and columns["public_cost_hi"] == [200, 329, 200, 301]
+    front = text.split("<h2>Pareto front</h2>")[1].split("<h2>")[0]
+    assert '2.500 <span class="ci">[1.000, 7.500]</span>' in front and "[-" not in front
+    assert "intervals cut at the least value an objective can take (mean slowdown of short jobs ≥ 1" in text
+    # a family that declares no least value: nothing is cut
+    plain = render_report(dataclasses.replace(result, info={**result.info, "family": "none"}))
+    assert page_data(plain)["columns"]["slowdown_short_lo"][0] == pytest.approx(-2.4)
+
+
+def test_a_constant_parameter_is_left_out_of_the_parallel_coordinates_and_named():
+    text = render_report(slowdown_result())
+    data = page_data(text)
+    assert data["params"] == ["L1"] and data["parcoords_objectives"] == [0, 1, 2]
+    assert "Not drawn, the same for every design: private_min = 8." in text
+    assert "every design is on the front (in colour)" in text and "the front is drawn in colour" not in text
+    assert "Every evaluated design is on the front" in text
+
+
+def test_the_front_comes_first_then_the_decisions_and_long_lists_are_folded():
+    result = big_result(60)
+    uncertain = result.evaluations["design"].tolist()[:25]
+    result = dataclasses.replace(result, info={**result.info, "uncertainty": {
+        **result.info["uncertainty"], "uncertain": uncertain}})
+    chosen = {"min makespan": result.best(mopt.utility.minimize("makespan"))}
+    text = render_report(result, chosen=chosen)
+    order = sections(text)
+    assert order[:3] == ["Pareto frontier", "Pareto front", "Decisions"]
+    assert order.index("Certified sets") < order.index("Uncertain designs") < order.index("Run")
+    folded = text.split("<h2>Uncertain designs</h2>")[1].split("<h2>")[0]
+    assert "<details><summary>25 uncertain designs (show the table)</summary>" in folded
+    assert "<details>" not in text.split("<h2>Pareto front</h2>")[1].split("<h2>")[0]  # the front stays open
+    assert len(re.findall(r"<tr><td>", folded)) == 25  # all of them, a click away
+
+
+def test_static_strategies_are_a_table_and_markers_on_the_frontier():
+    result = big_result(50)
+    statics = pd.DataFrame({"name": ["AR", "<b>TRR</b>"], "makespan": [61980.0, 11570.0], "cost": [19.5, 3.865],
+                            "dominated_by_frontier": [True, False]})
+    text = render_report(result, statics=statics, figure="front.png")
+    table = text.split("<h2>Static strategies</h2>")[1].split("<h2>")[0]
+    assert "<td>AR</td><td>61980</td><td>19.500</td><td>yes</td>" in table  # the family's formats
+    assert "&lt;b&gt;TRR&lt;/b&gt;" in table and "<th>dominated by frontier</th>" in table
+    assert page_data(text)["statics"] == {"names": ["AR", "&lt;b&gt;TRR&lt;/b&gt;"], "x": [61980, 11570],
+                                          "y": [19.5, 3.865]}
+    assert 'static figure: <a href="front.png">front.png</a>' in text
+    with pytest.raises(ValueError, match="'statics' must have the columns 'name' and"):
+        render_report(result, statics=statics.drop(columns="cost"))
+
+
+def test_log_axes_are_the_results_or_the_callers_and_ticks_are_plain_numbers(monkeypatch, tmp_path):
+    result = big_result(50)
+    data = page_data(render_report(result))
+    assert data["axis_types"] == ["linear", "linear"] and data["log_ticks"] == [None, None]
+    logged = dataclasses.replace(result, info={**result.info, "log_objectives": ["cost"]})  # as mopt demo writes
+    data = page_data(render_report(logged))
+    assert data["axis_types"] == ["linear", "log"]
+    ticks = data["log_ticks"][1]
+    assert set(ticks) <= {0.5, 1, 2, 5, 10, 20, 50, 100} and ticks == sorted(ticks) and 1 in ticks
+    assert page_data(render_report(logged, log=()))["axis_types"] == ["linear", "linear"]
+    # a frontier's front.png takes its log axes from the same rule
+    from mopt import plot
+    from mopt.scenario import load_scenario
+
+    drawn = []
+    monkeypatch.setattr(plot, "save_figure", lambda fig, path, **kw: drawn.append(fig))
+    load_scenario(REFERENCE).figure(logged, tmp_path / "front.png")
+    (axes,) = [ax for ax in drawn[0].axes if ax.get_xlabel()]
+    assert (axes.get_xscale(), axes.get_yscale()) == ("linear", "log")
+
+
+def test_the_lead_and_the_run_table_say_the_same_about_the_intervals():
+    """A result with its own bounds and P(non-dominated) but no summary of the front's uncertainty
+    (mopt compare's ground truth): neither part claims it has no confidence bounds."""
+    result = with_uncertainty(plain_result(), [0.75, 0.5, 0.875, 0.125], [])
+    result = dataclasses.replace(result, info={k: v for k, v in result.info.items() if k != "uncertainty"})
+    text = render_report(result)
+    words = "means with 95% confidence intervals (the result's own bounds); P(non-dominated) of each design"
+    assert f"Shown: {html.escape(words)}." in text and f"<th>intervals</th><td>{html.escape(words)}</td>" in text
+    assert "carries no" not in text and "not recorded (no P(correct selection)" in text
+
+
+def test_progress_panels_share_one_x_range_padded_past_the_last_budget():
+    progress = pd.DataFrame({"method": ["a", "a", "b"], "budget": [289, 1650, 1650],
+                             "pcs": [0.1, 0.5, 0.4], "regret": [3.0, 1.0, 2.0]})
+    data = page_data(render_report(plain_result(), progress=progress))["progress"]
+    low, high = data["x_range"]
+    assert data["x_type"] == "linear" and low < 289 and high > 1650 and high - 1650 == pytest.approx(289 - low)
+    assert [p["metric"] for p in data["panels"]] == ["pcs", "regret"]  # each its y-axis's title
+
+
+def test_plotly_src_makes_a_small_page_that_loads_plotly_from_there():
+    text = render_report(big_result(300), plotly_src="../assets/plotly-x.min.js")
+    assert '<script src="../assets/plotly-x.min.js"></script>' in text
+    from plotly.offline import get_plotlyjs
+
+    assert len(text.encode()) < 500_000 and get_plotlyjs()[-2000:] not in text
+
+
+#: appended to a page by the layout test: once drawn, measure what would scroll sideways, each
+#: progress panel (its drawing against its box, its x-range, its last marker against its plot area,
+#: its toolbar) and the parallel coordinates' labels against their box, into <pre id="layout">
+LAYOUT_PROBE = """<script>
+(function wait() {
+  if (document.body.dataset.rendered !== 'yes') return setTimeout(wait, 50);
+  setTimeout(function () {
+    const box = e => e.getBoundingClientRect();
+    const out = {page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+                 tables: Array.from(document.querySelectorAll('div.table'), d => d.scrollWidth - d.clientWidth)};
+    out.panels = Array.from(document.querySelectorAll('#progress .js-plotly-plot'), d => {
+      const x = d._fullLayout.xaxis, last = Math.max(...d._fullData.flatMap(t => Array.from(t.x)));
+      return {over: box(d.querySelector('.main-svg')).width - box(d).width, range: x.range,
+              room: x._length - x.l2p(last), toolbar: d.querySelector('.modebar') !== null};
+    });
+    const par = document.getElementById('parcoords');
+    out.labels = par ? Array.from(par.querySelectorAll('text.axis-title'), t => ({
+      text: t.textContent, left: box(t).left - box(par).left, right: box(par).right - box(t).right})) : [];
+    const pre = document.createElement('pre'); pre.id = 'layout'; pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  }, 300);
+})();
+</script></body>"""
+
+
+def demo_like_page() -> str:
+    """The demo's page in miniature: 289 ExPERT designs, its five decisions (long labels), seven
+    static strategies, and progress curves of two methods over a comparison's budgets."""
+    result = big_result(289)
+    u = mopt.utility
+    chosen = {"min makespan": u.minimize("makespan"), "min cost": u.minimize("cost"),
+              "min makespan x cost": u.product("makespan", "cost"),
+              "budget: cost <= 5, then min makespan": u.within_budget("cost", 5.0, then="makespan"),
+              "deadline: makespan <= 8000 s, then min cost": u.by_deadline("makespan", 8000.0, then="cost")}
+    chosen = {label: result.best(utility) for label, utility in chosen.items()}
+    for row in chosen.values():
+        if row is not None:
+            row["p_best"], row["runner_up"] = 0.5, 3
+    statics = pd.DataFrame({"name": ["AR", "TRR", "TR", "AUR", "B", "CN_inf", "CN1T0"],
+                            "makespan": [61980, 11570, 12462, 18422, 11521, 18581, 10852.0],
+                            "cost": [19.5, 3.87, 3.75, 0.58, 3.54, 2.6, 5.48], "dominated_by_frontier": True})
+    progress = pd.DataFrame({"method": ["blind_pick"] * 2 + ["ocba"], "budget": [289, 1650, 1650],
+                             **{m: [0.1, 0.5, 0.4] for m in ("pcs", "regret", "hv_ratio", "type1", "n_missed")}})
+    return render_report(result, chosen=chosen, statics=statics, progress=progress, title="demo-like")
+
+
+@needs_chromium
+@pytest.mark.parametrize("page", ["demo-like", "three objectives"])
+@pytest.mark.parametrize("width", [1400, 900])
+def test_browser_lays_the_page_out_within_its_width(tmp_path, page, width):
+    text = demo_like_page() if page == "demo-like" else render_report(slowdown_result())
+    path = tmp_path / "r.html"
+    path.write_text(text.replace("</body>", LAYOUT_PROBE), encoding="utf-8")
+    dom = browse(path, tmp_path, width=width)
+    assert errors(dom) == "" and body(dom)["rendered"] == "yes"
+    found = re.search(r'<pre id="layout">(.*?)</pre>', dom, re.S)
+    assert found, "the probe did not run"
+    layout = json.loads(html.unescape(found.group(1)))
+    assert layout["page"] <= 0, f"the page scrolls sideways by {layout['page']} px"
+    assert all(over <= 0 for over in layout["tables"]), layout["tables"]  # no table scrolls either
+    if page == "demo-like":
+        panels = layout["panels"]
+        assert len(panels) == 5 and len({tuple(p["range"]) for p in panels}) == 1  # one x-range
+        assert all(p["over"] <= 1 and p["room"] >= 8 and not p["toolbar"] for p in panels), panels
+    else:
+        labels = layout["labels"]
+        assert [lab["text"] for lab in labels[:3]] == ["mean slowdown of short jobs", "mean slowdown of long jobs",
+                                                       "public-cloud cost [$]"]
+        assert all(lab["left"] >= 0 and lab["right"] >= 0 for lab in labels), labels  # none cut

@@ -78,6 +78,7 @@ def run(args) -> int:
     from mopt.peers import is_peer
     from mopt.peers import versions as peer_versions
     from mopt.progress_plot import plot_progress
+    from mopt.report.plotly_asset import plotly_src
     from mopt.scenario import load_scenario
     from mopt.solvers.base import resolve_utility, utility_scores
     from mopt.tables import format_table
@@ -137,35 +138,46 @@ def run(args) -> int:
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
                f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}."
                + (f" {ran[0].upper()}{ran[1:]}" if ran else ""))
-    facts = {"name": scenario.name, "scenario": str(scenario.path), "family": scenario.family,
+    facts = {"name": scenario.name, "scenario": str(scenario.path), "family": scenario.family, "seed": seed,
              "truth_reps": truth_n, "truth_seed": truth_seed, "objectives": list(problem.objectives)}
+    src = plotly_src(args.report_assets, out / "report.html")
     written = write_set(out, {  # the files are written whole, as a set (with manifest.json, which keeps the facts)
         "compare.csv": lambda p: df.to_csv(p, index=False),
         "summary.csv": lambda p: table.to_csv(p, index=False),
         "truth.csv": lambda p: truth.to_csv(p, index=False),  # the ground truth: mopt report draws the page again
         "progress.png": lambda p: plot_progress(df, p, title=f"{scenario.name}: search methods under equal "
                                                 "budgets", caption=caption),
-        "report.html": lambda p: write_compare_report(p, df, truth, facts, scenario=scenario.path),
+        "report.html": lambda p: write_compare_report(p, df, truth, facts, scenario=scenario.path, plotly_src=src),
     }, manifest=manifest_with("compare", facts))
     written = [w for w in written if w.name != "truth.csv"][:4]
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
 
 
-def write_compare_report(page, df, truth, facts: dict, scenario=None) -> None:
+def write_compare_report(page, df, truth, facts: dict, scenario=None, plotly_src=None) -> None:
     """``mopt compare``'s report: the ground truth's front (``truth``, its evaluations) with its
     uncertainty and the methods' mean scores (of ``df``, ``compare.csv``) against the budget;
-    ``facts`` as the manifest records them, ``scenario`` the scenario file (or its text) if known.
-    ``mopt report DIR`` draws it again from the directory."""
+    ``facts`` as the manifest records them, ``scenario`` the scenario file (or its text) if known,
+    ``plotly_src`` as :func:`mopt.report.write_report` takes it. ``mopt report DIR`` draws it
+    again from the directory. The run's seed is the one given (``facts["seed"]``; a set written
+    before it was recorded: the ground truth's own), the ground truth's derived seed a detail."""
     from mopt.core.result import Result
     from mopt.report import write_report
     from mopt.scoring import SCORES
 
+    n_evals = int(truth["n_reps"].sum())
+    seed = facts.get("seed")
+    budgets = sorted({int(b) for b in df["budget"]})
+    info = {"family": facts["family"], "scenario": facts["scenario"], "budget": n_evals,
+            "compared": f"{', '.join(dict.fromkeys(df['method'].astype(str)))} at budgets "
+                        f"{', '.join(f'{b:,}' for b in budgets)} replications"
+                        + (f", {df['macrorep'].nunique()} macroreplications each" if "macrorep" in df.columns else ""),
+            "ground truth's seed": f"{facts['truth_seed']} (its own stream, derived from seed {seed})"
+            if seed is not None else f"{facts['truth_seed']} (this set does not record the run's --seed)"}
     truth_result = Result(method=f"exhaustive, {facts['truth_reps']} replications each (the ground truth)",
-                          seed=facts["truth_seed"], n_evals=int(truth["n_reps"].sum()),
-                          objectives=tuple(facts["objectives"]), evaluations=truth,
-                          info={"family": facts["family"], "scenario": facts["scenario"]})
+                          seed=seed if seed is not None else facts["truth_seed"], n_evals=n_evals,
+                          objectives=tuple(facts["objectives"]), evaluations=truth, info=info)
     curves = df[df["status"] == "ok"].groupby(["method", "budget"], as_index=False).mean(numeric_only=True)
     write_report(truth_result, page, family=facts["family"], scenario=scenario,
-                 progress=curves[["method", "budget", *SCORES]],
+                 progress=curves[["method", "budget", *SCORES]], plotly_src=plotly_src,
                  title=f"{facts['name']}: search methods under equal budgets (the ground truth's front)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mopt.cli import watch as watch_command
+from mopt.cli.options import add_report_assets_option
 
 __all__ = ["add_parser", "run"]
 
@@ -27,6 +28,7 @@ def add_parser(sub) -> None:
     report.add_argument("directory", metavar="DIR", nargs="?", default=None)
     report.add_argument("--out", default=None, metavar="PATH",
                         help="the HTML file to write (default: DIR/report.html)")
+    add_report_assets_option(report)
     watch_command.add_arguments(report)
     report.set_defaults(func=run)
 
@@ -39,6 +41,7 @@ def run(args) -> int:
     from mopt.core.result import Result
     from mopt.core.utility import generic_utilities
     from mopt.report import write_report
+    from mopt.report.plotly_asset import plotly_src
     from mopt.scenario import DEFAULT_FAMILY
     from mopt.tables import choose
 
@@ -61,8 +64,9 @@ def run(args) -> int:
 
         manifest = read_manifest(directory) if directory.is_dir() else None
         if manifest is not None:  # the set of compare, vmc or portfolio
-            return _command_report(directory, manifest, args.out)
+            return _command_report(directory, manifest, args.out, args.report_assets)
     result = Result.read_csv(directory)
+    statics = _statics(directory, result.objectives)
     inputs = [directory / name for name in ("evaluations.csv", "front.csv", "result.json")]
     out = check_out_file(directory / "report.html" if args.out is None else args.out, inputs=inputs)
     family = families().get(result.info.get("family", DEFAULT_FAMILY))  # as 'mopt decide' reads it
@@ -70,7 +74,8 @@ def run(args) -> int:
                  else generic_utilities(result.objectives))
     text = _scenario_text(result.info.get("scenario"), family)
     write_report(result, out, family=family, scenario=text, chosen=choose(result, utilities),
-                 title=f"mopt result: {directory}")
+                 title=f"mopt result: {directory}", statics=statics,
+                 figure=_beside(directory, "front.png", out), plotly_src=plotly_src(args.report_assets, out))
     print(out)
     return 0
 
@@ -87,9 +92,10 @@ def _sets() -> dict:
     return out
 
 
-def _command_report(directory: Path, manifest: dict, out) -> int:
+def _command_report(directory: Path, manifest: dict, out, assets=None) -> int:
     """``mopt report DIR`` on the set of ``mopt compare``, ``vmc`` or ``portfolio``: its page drawn
-    again from the directory's tables and the facts its manifest records."""
+    again from the directory's tables and the facts its manifest records (plotly's JavaScript in
+    ``assets``, as ``--report-assets`` gives it, or inlined)."""
     import pandas as pd
 
     from mopt.core.errors import InputError
@@ -134,21 +140,54 @@ def _command_report(directory: Path, manifest: dict, out) -> int:
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise InputError(f"'{directory / name}': malformed {name} ({' '.join(str(exc).split())}).") from None
 
+    from mopt.report.plotly_asset import plotly_src
+
+    src = plotly_src(assets, target)
+    page = {} if src is None else {"plotly_src": src}  # a family's writer of an older release takes none
     try:
         if writer is not None:  # a family's command: the family draws its page
-            writer(target, table(table_name), facts)
+            writer(target, table(table_name), facts, **page)
         else:
             from mopt.cli.compare import write_compare_report
             from mopt.core.family import families
 
             facts.setdefault("name", directory.name)
             write_compare_report(target, table("compare.csv"), table("truth.csv"), facts,
-                                 scenario=_scenario_text(facts.get("scenario"), families().get(facts["family"])))
+                                 scenario=_scenario_text(facts.get("scenario"), families().get(facts["family"])),
+                                 plotly_src=src)
     except (KeyError, TypeError, ValueError) as exc:  # a table of other columns
         raise InputError(f"'{directory}': the tables of 'mopt {command}' do not hold what its report draws "
                          f"({type(exc).__name__}: {exc}); run 'mopt {command}' again.") from None
     print(target)
     return 0
+
+
+def _statics(directory: Path, objectives):
+    """The static strategies of a ``mopt demo`` set (``statics.csv``: ``name`` and the
+    ``objectives``), if its ``result.json`` lists the file with the sha256 it still has; else None
+    (a file of someone else's is not shown)."""
+    import json
+
+    import pandas as pd
+
+    from mopt.core.set_writer import _sha256
+
+    path = directory / "statics.csv"
+    try:
+        recorded = json.loads((directory / "result.json").read_text(encoding="utf-8")).get("files", {}).get("statics.csv")
+        if not isinstance(recorded, str) or not path.is_file() or _sha256(path) != recorded.lower():
+            return None
+        statics = pd.read_csv(path)
+    except (OSError, ValueError, AttributeError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    return statics if {"name", *objectives} <= set(statics.columns) else None
+
+
+def _beside(directory: Path, name: str, page: Path) -> str | None:
+    """The address of ``directory / name`` as ``page`` names it, if it is a file."""
+    from mopt.report.plotly_asset import relative_address
+
+    return relative_address(directory / name, page) if (directory / name).is_file() else None
 
 
 def _scenario_text(scenario, family) -> str | None:

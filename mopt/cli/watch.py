@@ -80,8 +80,9 @@ class WatchPage:
     (for the pace)."""
 
     def __init__(self, journal: Path, *, scenario=None, problem=None, budget: int | None = None,
-                 interval: float = 2.0):
+                 interval: float = 2.0, plotly_src: str | None = None):
         self.journal = journal
+        self.plotly_src = plotly_src  # plotly's JavaScript: inlined (None) or loaded from this address
         self.scenario = scenario
         self.problem = problem
         self.budget = budget
@@ -156,7 +157,8 @@ class WatchPage:
         return render_summary_report(title=f"mopt watch: {snap.path.name}", lead=lead,
                                      tables=[("Progress", self.progress(snap)),
                                              (f"Front so far ({len(front)} designs)", shown)],
-                                     scatter=scatter, facts=facts, refresh=self.interval)
+                                     scatter=scatter, facts=facts, refresh=self.interval,
+                                     plotly_src=self.plotly_src)
 
     def _parameters(self, designs) -> dict:
         """The decoded parameters of each design (the scenario's problem), none without it."""
@@ -246,7 +248,10 @@ def run(args) -> int:
     snap = read_journal(journal)
     scenario, problem, budget = _scenario_problem(args, snap)
     target = _target(args, directory, journal)
-    page = WatchPage(journal, scenario=scenario, problem=problem, budget=budget, interval=args.interval)
+    from mopt.report.plotly_asset import plotly_src
+
+    page = WatchPage(journal, scenario=scenario, problem=problem, budget=budget, interval=args.interval,
+                     plotly_src=plotly_src(getattr(args, "report_assets", None), target.path))
     try:
         while True:
             if not target.write(page.render(snap)):

@@ -137,6 +137,7 @@ def _simulate_report(page: Path, args, name: str, result) -> None:
     """``mopt simulate``'s report: every job's bounded slowdown against its submission, the summary."""
     import pandas as pd
 
+    from mopt.report.plotly_asset import plotly_src
     from mopt.report.summary_page import Scatter, write_summary_report
 
     s = result.summary
@@ -145,7 +146,7 @@ def _simulate_report(page: Path, args, name: str, result) -> None:
                              "utilisation": s["utilisation"], "mean bounded slowdown": s["bsd"],
                              "charged VM-hours": s["vm_hours"], "utility U": s["utility"]}])
     write_summary_report(
-        page, title=f"mopt simulate: {name} on {args.trace}",
+        page, title=f"mopt simulate: {name} on {args.trace}", plotly_src=plotly_src(args.report_assets, page),
         lead=f"{s['n_jobs']:,} jobs, {args.runtime} runtimes, boot {args.boot_delay:g} s, at most "
              f"{args.max_vms} VMs: mean bounded slowdown {s['bsd']:.3f}, {s['vm_hours']:,.0f} charged VM-hours.",
         tables=[("Summary", summary)],

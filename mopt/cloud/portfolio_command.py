@@ -161,22 +161,26 @@ def run(args) -> int:
     facts = {"command": "mopt portfolio", "trace": args.trace, "jobs": len(jobs), "runtime": args.runtime,
              "Δ": args.budget, "λ": args.ratio, "period": args.period, "alpha": args.alpha, "beta": args.beta,
              "seed": args.seed}
+    from mopt.report.plotly_asset import plotly_src
+
+    src = plotly_src(args.report_assets, out / "report.html")
     written = write_set(out, {  # one set, swapped in whole (with manifest.json, which keeps the facts)
         "portfolio.csv": lambda p: table.to_csv(p, index=False),
         "selections.csv": lambda p: prun.log.to_csv(p, index=False),
         "portfolio.png": lambda p: plot_versus(
             table, prun, p, title=f"{args.trace}: {len(jobs):,} jobs, {args.runtime} runtimes, "
                                   f"{args.selection} rule, Δ = {args.budget}, period {args.period}, seed {args.seed}"),
-        "report.html": lambda p: write_report(p, table, facts),
+        "report.html": lambda p: write_report(p, table, facts, plotly_src=src),
     }, manifest=manifest_with("portfolio", facts))
     print(f"wrote {', '.join(str(p) for p in written[:4])}")
     return 0
 
 
-def write_report(page, table, facts: dict) -> None:
+def write_report(page, table, facts: dict, *, plotly_src: str | None = None) -> None:
     """``mopt portfolio``'s report: constituents and portfolio, mean bounded slowdown against
     charged VM-hours (``table``: ``portfolio.csv``; ``facts``: the run's, as the manifest records
-    them; ``mopt report DIR`` draws it again from the directory)."""
+    them; ``mopt report DIR`` draws it again from the directory; ``plotly_src``: as
+    :func:`mopt.report.summary_page.write_summary_report` takes it)."""
     from mopt.report.summary_page import Scatter, write_summary_report
 
     shown = table.assign(gain=100 * table["gain"]).rename(columns={"gain": "portfolio's gain in U [%]"})
@@ -190,7 +194,7 @@ def write_report(page, table, facts: dict) -> None:
         tables=[("Portfolio and constituents", shown)],
         scatter=Scatter(table, "vm_hours", "bsd", "charged VM-hours [h]", "mean bounded slowdown",
                         label="policy", group="provisioning", hover=("utility",)),
-        facts={"command": "mopt portfolio", **{k: v for k, v in facts.items() if k != "jobs"}})
+        facts={"command": "mopt portfolio", **{k: v for k, v in facts.items() if k != "jobs"}}, plotly_src=plotly_src)
 
 
 def offered_load(jobs, max_vms: int) -> float:

@@ -183,6 +183,8 @@ def run(args) -> int:
     if args.sets and "TAGS-sets" not in names:
         raise InputError(f"'--set' applies to '--policy TAGS-sets' only; got --policy {', '.join(names)}.")
     policies = [_policy(name, args, env) for name in names]  # every input checked before simulating
+    if args.out is None and args.report_assets is not None:
+        raise InputError("'--report-assets' goes with '--out FILE' (the report is written beside it).")
     out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
     page = None if out is None else check_out_file(out.with_name(f"{out.stem}.report.html"), "--out (its report)",
                                                    inputs=(out, *trace_files(args.trace)))
@@ -203,10 +205,11 @@ def run(args) -> int:
 
 def _report(page, args, table, n_jobs: int, sites: list) -> None:
     """``mopt koala``'s report: the policies' mean slowdown against their public-cloud cost, the table."""
+    from mopt.report.plotly_asset import plotly_src
     from mopt.report.summary_page import Scatter, write_summary_report
 
     write_summary_report(
-        page, title=f"mopt koala: {args.trace} on {args.env}",
+        page, title=f"mopt koala: {args.trace} on {args.env}", plotly_src=plotly_src(args.report_assets, page),
         lead=f"{n_jobs:,} jobs of at most 32 processors on {args.env} {sites}; {len(table)} policies.",
         tables=[("Policies", table)],
         scatter=Scatter(table, "public_cost", "slowdown", "public-cloud cost [$]", "mean job slowdown",

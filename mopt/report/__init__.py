@@ -2,12 +2,15 @@
 notebook.
 
 :func:`write_report` writes one file: plotly's JavaScript inlined (it opens from disk with no
-network), the evaluated designs once as columns of numbers, and a short script that draws from them
+network; or, with ``plotly_src``, loaded from one shared file beside it, :mod:`mopt.report.plotly_asset`),
+the evaluated designs once as columns of numbers, and a short script that draws from them
 the interactive frontier (every evaluated design a marker, the front highlighted and coloured by
 P(non-dominated), hover showing the design's parameters, means and interval), with three or more
 objectives a scatter matrix and a parallel-coordinates view, and the progress curves; the tables
-(the run, the decisions, the certified sets, the front) are plain HTML. Axis titles and column
-headers are the family's objective labels and units (:meth:`mopt.core.family.Family.label`).
+(the front, the decisions, the static strategies, the certified sets, the run) are plain HTML. Axis
+titles and column headers are the family's objective labels and units
+(:meth:`mopt.core.family.Family.label`); intervals stop at the least value an objective can take
+(:meth:`mopt.core.family.Family.low`: 0 for a cost, 1 for a slowdown).
 
 Every text a user or a file supplies (parameter names and values, objective names, titles,
 labels, file names) is shown as text: HTML-escaped in the page, written into its scripts by
@@ -25,11 +28,13 @@ an HTML table, no JavaScript.
 
 The package is split by what each part makes: :mod:`mopt.report.tables` (the HTML tables),
 :mod:`mopt.report.data` (the designs as the page's data), :mod:`mopt.report.assets` (style sheet
-and page script). Only :func:`render_report` imports plotly (for its JavaScript bundle).
+and page script), :mod:`mopt.report.plotly_asset` (plotly's JavaScript, inlined or shared). Only
+:mod:`mopt.report.plotly_asset` imports plotly.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 from pathlib import Path
@@ -37,15 +42,21 @@ from pathlib import Path
 from mopt.core.classes import representatives
 from mopt.core.set_writer import atomic_write
 from mopt.report.assets import ERROR_CATCHER, PAGE_SCRIPT, STYLE
-from mopt.report.data import GL_THRESHOLD, page_data, uncertain_designs
+from mopt.report.data import GL_THRESHOLD, constant, log_objectives, page_data, uncertain_designs
 from mopt.report.tables import (
     TABLE_ROWS,
+    cell,
+    collapsed,
     decisions_table,
     family_of,
     html_table,
     intervals,
     objective_labels,
+    objective_lows,
+    parameters,
     run_table,
+    statics_table,
+    uncertainty_words,
 )
 from mopt.tables import certified_status, front_heading, front_rows
 
@@ -64,23 +75,28 @@ def _scenario_text(scenario) -> str | None:
 
 
 def render_report(result, *, problem=None, family=None, scenario=None, chosen=None, progress=None,
-                  title=None) -> str:
-    """The report of ``result`` as the text of one self-contained HTML page (see
-    :func:`write_report`, which takes the same arguments and writes it)."""
-    from plotly.offline import get_plotlyjs
+                  title=None, statics=None, log=None, figure=None, plotly_src=None) -> str:
+    """The report of ``result`` as the text of one HTML page (see :func:`write_report`, which
+    takes the same arguments and writes it)."""
+    from mopt.core.pareto import pareto_mask
+    from mopt.report.plotly_asset import plotly_tag
 
     fam = family_of(result, family)
     labels = objective_labels(result, fam)
+    lows = objective_lows(result, fam)
     formats = dict(fam.formats) if fam is not None else {}
     chosen = dict(chosen or {})
     objectives = list(result.objectives)
     ev = result.evaluations
+    log = log_objectives(result) if log is None else tuple(log)
+    if statics is not None and not {"name", *objectives} <= set(statics.columns):
+        raise ValueError(f"'statics' must have the columns 'name' and {objectives}; got {list(statics.columns)}.")
     title = title or f"mopt result: {result.method}, {len(ev):,} designs, seed {result.seed}"
-    _, kind = intervals(ev, objectives)
+    raw, kind = intervals(ev, objectives)
+    cut = {labels[o]: low for o, low in lows.items() if (raw[o][0] < low).any()}  # the bounds the page cuts
     level = result.info.get("uncertainty", {}).get("level", 0.95) if isinstance(
         result.info.get("uncertainty"), dict) else 0.95
-    interval = {"ci": f"{level:.0%} confidence intervals", "se": "mean ± 1.96 standard errors (≈95%)",
-                "": "no interval (one replication)"}[kind]
+    words = uncertainty_words(kind, level, "p_nondominated" in ev.columns, cut)
     uncertain_ids = uncertain_designs(result, ev.reset_index(drop=True))
     status = certified_status(result)  # certified once: the front's column and the certified sets
     front, _ = front_rows(result, status=status)  # one row per class of equivalent designs
@@ -89,31 +105,45 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
         classes["class"].to_numpy()).fillna("").to_numpy()) if "class" in classes.columns else classes
     by_design = classes.set_index(classes["design"].astype(int), drop=False)
     uncertain = by_design.loc[[d for d in uncertain_ids if d in by_design.index]]
+    on_front = int(pareto_mask(classes[objectives].to_numpy(dtype=float)).sum()) if len(classes) else 0
+    every = len(classes) > 0 and on_front == len(classes)
     text = _scenario_text(scenario)
     h = html.escape
+    table = functools.partial(html_table, result=result, labels=labels, formats=formats, lows=lows)
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{h(title)}</title><style>{STYLE}</style>",
         f"<script>{ERROR_CATCHER}</script>",
-        f"<script>{get_plotlyjs()}</script>",
+        plotly_tag(plotly_src),
         "</head><body>",
         f"<h1>{h(title)}</h1>",
         f'<p class="lead">{h(front_heading(result, "designs", front).removeprefix("Pareto frontier: "))} '
-        f"are on the Pareto front (on the means; all objectives minimised). Intervals: {h(interval)}.</p>",
+        f"are on the Pareto front (on the means; all objectives minimised). Shown: {h(words)}.</p>",
         "<h2>Pareto frontier</h2>",
         '<div id="frontier" class="plot"></div>',
-        '<p class="note">Every evaluated design is a marker; the front is highlighted'
+        '<p class="note">' + ("Every evaluated design is on the front" if every else
+                              "Every evaluated design is a marker; the front is highlighted")
         + (", coloured by P(non-dominated)" if "p_nondominated" in ev.columns else "")
-        + "; hover for a design's parameters, means and interval. Drag to zoom, double-click to reset.</p>",
+        + ("; the static strategies are the open squares" if statics is not None and len(statics) else "")
+        + "; hover for a design's parameters, means and interval. Drag to zoom, double-click to reset."
+        + (f' The same frontier as a static figure: <a href="{h(figure)}">{h(Path(figure).name)}</a>.'
+           if figure else "") + "</p>",
+        "<h2>Pareto front</h2>", table(front),
     ]
+    if chosen:
+        parts += ["<h2>Decisions</h2>", decisions_table(result, chosen, labels, formats, lows)]
+    if statics is not None and len(statics):
+        parts += ["<h2>Static strategies</h2>",
+                  '<p class="note">Fixed strategies, not searched, estimated alike (the means).</p>',
+                  statics_table(statics, objectives, labels, formats)]
     if len(objectives) >= 3:
         parts += ["<h2>Objectives, pairwise</h2>", '<div id="splom" class="plot square"></div>',
                   "<h2>Parallel coordinates</h2>", '<div id="parcoords" class="plot"></div>',
-                  '<p class="note">Drag along an axis to select a range; the front is drawn in colour.</p>']
-    if chosen:
-        parts += ["<h2>Decisions</h2>", decisions_table(result, chosen, labels, formats)]
-    parts += _certified_section(result, status, classes, labels, formats)
+                  '<p class="note">Drag along an axis to select a range; '
+                  + ("every design is on the front (in colour)." if every else "the front is drawn in colour.")
+                  + _constant_note(classes, objectives, parameters(result), labels, formats) + "</p>"]
+    parts += _certified_section(result, status, classes, table)
     parts += ["<h2>Uncertain designs</h2>",
               '<p class="note">Designs whose place on or off the front the replications do not settle '
               "(most uncertain first). P(non-dominated) is a posterior probability under a flat prior: "
@@ -121,24 +151,33 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
               "the guarantee.</p>" if len(uncertain) or "p_nondominated" in ev.columns
               else '<p class="note">This result carries no P(non-dominated): no design is marked '
                    "uncertain.</p>",
-              html_table(uncertain, result, labels, formats) if len(uncertain) or "p_nondominated"
-              in ev.columns else "",
-              "<h2>Pareto front</h2>", html_table(front, result, labels, formats)]
+              collapsed(table(uncertain), len(uncertain), "uncertain designs") if len(uncertain)
+              or "p_nondominated" in ev.columns else ""]
     if progress is not None and len(progress):
         parts += ["<h2>Progress</h2>", '<div id="progress" class="panels"></div>']
-    parts += ["<h2>Run</h2>", run_table(result, problem, fam)]
+    parts += ["<h2>Run</h2>", run_table(result, problem, fam, words)]
     if text is not None:
         parts += ["<h2>Scenario</h2>", f"<pre class=\"scenario\">{h(text)}</pre>"]
-    parts += ['<pre id="errors" hidden></pre>',
-              f"<script>const REPORT = {page_data(result, labels, formats, chosen, progress)};</script>",
+    data = page_data(result, labels, formats, chosen, progress, lows=lows, log=log, statics=statics)
+    parts += ['<pre id="errors" hidden></pre>', f"<script>const REPORT = {data};</script>",
               f"<script>{PAGE_SCRIPT}</script>", "</body></html>"]
     return "\n".join(parts) + "\n"
 
 
-def _certified_section(result, status, classes, labels, formats) -> list[str]:
+def _constant_note(classes, objectives, params, labels, formats) -> str:
+    """The columns the parallel coordinates leave out because every design has the same value."""
+    fixed = constant(classes, [*objectives, *params])
+    if not fixed:
+        return ""
+    shown = "; ".join(f"{html.escape(labels.get(c, c))} = {cell(v, formats.get(c))}" for c, v in fixed.items())
+    return f" Not drawn, the same for every design: {shown}."
+
+
+def _certified_section(result, status, classes, table) -> list[str]:
     """The certified sets (:meth:`Result.certified`, 95 %; ``status``: their
     :func:`~mopt.tables.certified_status`): how many classes are certified efficient, dominated
-    and undecided, and the efficient and undecided ones."""
+    and undecided, and the efficient and undecided ones (a long list folded); ``table`` draws
+    a table of classes."""
     if status is None:
         return []
     key = "class" if "class" in classes.columns else "design"
@@ -155,14 +194,20 @@ def _certified_section(result, status, classes, labels, formats) -> list[str]:
     for name in ("efficient", "undecided"):
         chosen = rows[rows["certified"] == name]
         if len(chosen):
-            out += [f"<h3>{name.capitalize()}</h3>", html_table(chosen, result, labels, formats)]
+            out += [f"<h3>{name.capitalize()}</h3>", collapsed(table(chosen), len(chosen), f"{name} classes")]
     return out
 
 
 def write_report(result, path: str | os.PathLike, *, problem=None, family=None, scenario=None,
-                 chosen=None, progress=None, title=None) -> Path:
-    """Write ``result`` as one self-contained HTML page (plotly's JavaScript inlined: it opens
-    from disk with no network), atomically.
+                 chosen=None, progress=None, title=None, statics=None, log=None, figure=None,
+                 plotly_src=None) -> Path:
+    """Write ``result`` as one HTML page, atomically: self-contained (plotly's JavaScript inlined:
+    it opens from disk with no network), or loading plotly from ``plotly_src``.
+
+    The page shows, in this order: the frontier plot, the front (one row per class of equivalent
+    designs), the decisions, the static strategies, with three or more objectives a scatter
+    matrix and parallel coordinates, the certified sets and the uncertain designs (a list of
+    more than :data:`~mopt.report.tables.OPEN_ROWS` folded), the progress, the run, the scenario.
 
     Parameters
     ----------
@@ -187,6 +232,18 @@ def write_report(result, path: str | os.PathLike, *, problem=None, family=None, 
         column (e.g. :func:`mopt.compare`'s rows, averaged over macroreplications).
     title : str, optional
         The page's title.
+    statics : pandas.DataFrame, optional
+        Static strategies (baselines that were not searched): a ``name`` column and the
+        objectives' means (other columns are shown as they are), a table and markers on the plot.
+    log : sequence of str, optional
+        The objectives drawn on a log axis (as the command's ``front.png`` draws them); default
+        :func:`mopt.report.data.log_objectives`.
+    figure : str, optional
+        The address of the same frontier as a static figure, relative to the page (``front.png``),
+        linked under the plot.
+    plotly_src : str, optional
+        The address of plotly's JavaScript, relative to the page
+        (:func:`mopt.report.plotly_asset.plotly_src`); default: inlined.
 
     Returns
     -------
@@ -203,7 +260,8 @@ def write_report(result, path: str | os.PathLike, *, problem=None, family=None, 
     True
     """
     text = render_report(result, problem=problem, family=family, scenario=scenario, chosen=chosen,
-                         progress=progress, title=title)
+                         progress=progress, title=title, statics=statics, log=log, figure=figure,
+                         plotly_src=plotly_src)
     path = Path(path)
     atomic_write(path, lambda p: Path(p).write_text(text, encoding="utf-8"))
     return path
@@ -229,4 +287,5 @@ def repr_html(result, *, limit: int = 20) -> str:
     head = (f"<p><b>mopt Result</b>: method {html.escape(result.method)}, seed {result.seed}, "
             f"{result.n_evals:,} replications, {len(result.evaluations):,} designs, "
             f"{len(front):,} on the Pareto front ({interval}).</p>")
-    return f'<div class="mopt-result">{head}{html_table(front, result, labels, formats, limit=limit)}</div>'
+    table = html_table(front, result, labels, formats, limit=limit, lows=objective_lows(result, fam))
+    return f'<div class="mopt-result">{head}{table}</div>'

@@ -18,15 +18,22 @@ __all__ = ["STYLE", "ERROR_CATCHER", "PAGE_SCRIPT"]
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 1.5em auto;
-       max-width: 1100px; padding: 0 1em; color: #222; }
+       max-width: 1320px; padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1.05em; }
 .lead { font-size: 1.05em; } .note { color: #555; font-size: 0.9em; }
 .plot { width: 100%; height: 520px; } .plot.square { height: 700px; }
-.panels { display: flex; flex-wrap: wrap; gap: 0.5em; } .panels > div { flex: 1 1 340px; height: 320px; }
-table { border-collapse: collapse; font-size: 0.88em; margin: 0.5em 0; }
-th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
-th { background: #f5f5f5; } table.run th, table.run td { text-align: left; white-space: normal; }
-.ci { color: #777; font-size: 0.9em; }
+.panels { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 0.5em; }
+.panels > div { height: 300px; min-width: 0; }
+div.table { max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { padding: 0.2em 0.35em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th { background: #f5f5f5; white-space: normal; vertical-align: bottom; min-width: 3em; }
+td.text, table.named td:first-child { white-space: normal; min-width: 6em; max-width: 22em; text-align: left; }
+th.text, table.named th:first-child { text-align: left; }
+table.run th, table.run td { text-align: left; white-space: normal; vertical-align: top; }
+.ci { color: #777; font-size: 0.9em; } td .ci { display: block; }
+details > summary { cursor: pointer; color: #1f5fa8; margin: 0.4em 0; }
 pre.scenario { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 """
 
@@ -53,6 +60,8 @@ PAGE_SCRIPT = r"""
   })();
   const scatter = R.gl && hasGL ? 'scattergl' : 'scatter';
   const config = {responsive: true, displaylogo: false};
+  // no toolbar over the small panels' legends, nor over the parallel coordinates' labels (they zoom nothing)
+  const small = Object.assign({}, config, {displayModeBar: false});
   const pick = (name, rows) => rows.map(i => C[name][i]);
   const hover = rows => rows.map(i => R.hover_columns.map(c => C[c][i]));
   const inFront = new Uint8Array(n);
@@ -62,8 +71,12 @@ PAGE_SCRIPT = r"""
   const obj = R.objectives;
   const one = obj.length === 1;  // a single objective: the designs along x
   const xName = one ? 'design' : obj[0], yName = one ? obj[0] : obj[1];
-  const axis = (k) => ({title: {text: one && k === 0 ? 'design' : R.labels[one ? 0 : k]},
-                        type: one && k === 0 ? 'linear' : R.axis_types[one ? 0 : k], zeroline: false});
+  const axis = (k) => {
+    const j = one ? 0 : k, design = one && k === 0;
+    const spec = {title: {text: design ? 'design' : R.labels[j]}, type: design ? 'linear' : R.axis_types[j], zeroline: false};
+    if (!design && R.log_ticks[j]) Object.assign(spec, {tickmode: 'array', tickvals: R.log_ticks[j]});  // 1, 2, 5, 10...
+    return spec;
+  };
 
   function errorBars(name, rows) {
     if (name === 'design' || rows.length > 3000) return undefined;
@@ -98,6 +111,13 @@ PAGE_SCRIPT = r"""
     type: 'scatter', mode: 'markers', name: c.label, meta: 'overlay', x: [C[xName][c.row]],
     y: [C[yName][c.row]], customdata: hover([c.row]), hovertemplate: R.hovertemplate,
     marker: {size: 15, symbol: symbols[k % symbols.length], line: {width: 1, color: '#000'}}}));
+  if (R.statics && !one) {
+    traces.push({type: 'scatter', mode: 'markers+text', name: 'static strategies', meta: 'overlay',
+                 x: R.statics.x, y: R.statics.y, text: R.statics.names, textposition: 'top right',
+                 hovertemplate: '%{text}<br>' + R.labels[0] + ': %{x:,.4~g}<br>' + R.labels[1] + ': %{y:,.4~g}<extra></extra>',
+                 marker: {size: 10, symbol: 'square-open', color: '#ff7f0e', line: {width: 1.5}},
+                 textfont: {size: 11, color: '#8a4b00'}});
+  }
   const plots = [Plotly.newPlot('frontier', traces, {
     xaxis: axis(0), yaxis: axis(1), hovermode: 'closest', margin: {t: 20},
     legend: {orientation: 'h', y: -0.15}}, config)];
@@ -110,26 +130,39 @@ PAGE_SCRIPT = r"""
       customdata: hover(all), hovertemplate: R.hovertemplate, showupperhalf: false,
       diagonal: {visible: false}, marker: {size: 4, color: colour}, name: 'designs'}],
       {margin: {t: 20}, dragmode: 'select', hovermode: 'closest'}, config));
-    const dims = obj.map((o, k) => ({label: R.labels[k], values: C[o]}));
+    const dims = R.parcoords_objectives.map(k => ({label: R.labels[k], values: C[obj[k]]}));
     R.params.forEach((p, k) => {
       if (C[p].every(v => typeof v === 'number' || v === null)) dims.push({label: R.param_labels[k], values: C[p]});
     });
-    plots.push(Plotly.newPlot('parcoords', [{
-      type: 'parcoords', dimensions: dims,
-      line: {color: Array.from(inFront), cmin: 0, cmax: 1,
-             colorscale: [[0, 'rgba(150,150,150,0.35)'], [1, '#d62728']]}}],
-      {margin: {t: 40, l: 60, r: 60}}, config));
+    // room for the outer axes' labels, centred on the first and last axis (~7 px a character)
+    const half = d => 3.6 * d.label.replace(/&[#\w]+;/g, '_').length + 12;
+    if (dims.length) {
+      plots.push(Plotly.newPlot('parcoords', [{
+        type: 'parcoords', dimensions: dims,
+        line: {color: Array.from(inFront), cmin: 0, cmax: 1,
+               colorscale: [[0, 'rgba(150,150,150,0.35)'], [1, '#d62728']]}}],
+        {margin: {t: 60, b: 30, l: Math.max(60, half(dims[0])), r: Math.max(60, half(dims[dims.length - 1]))}},
+        small));
+    }
   }
   if (R.progress && document.getElementById('progress')) {
-    const box = document.getElementById('progress');
-    R.progress.panels.forEach((panel, k) => {
+    // every panel's box first (so that no plot is laid out wider than its box ends up), then the
+    // plots, on one shared x-range padded so that the first and last markers show whole; each
+    // panel's metric names its y-axis, and the small panels have no modebar to cover their legend
+    // (drag to zoom, double-click to reset, as everywhere)
+    const box = document.getElementById('progress'), P = R.progress;
+    const divs = P.panels.map((panel, k) => {
       const div = document.createElement('div');
       div.id = 'progress-' + k;
       box.appendChild(div);
-      plots.push(Plotly.newPlot(div, panel.series.map(s => ({
+      return div;
+    });
+    P.panels.forEach((panel, k) => {
+      plots.push(Plotly.newPlot(divs[k], panel.series.map(s => ({
         type: 'scatter', mode: 'lines+markers', name: s.name || panel.metric, x: s.x, y: s.y})),
-        {title: {text: panel.metric}, xaxis: {title: {text: R.progress.x}, type: R.progress.x_type},
-         margin: {t: 40}, showlegend: panel.series.length > 1}, config));
+        {xaxis: {title: {text: P.x}, type: P.x_type, range: P.x_range, autorange: !P.x_range},
+         yaxis: {title: {text: panel.metric}}, margin: {t: 30, r: 10, b: 50, l: 60},
+         showlegend: panel.series.length > 1, legend: {orientation: 'h', y: 1.14, x: 0}}, small));
     });
   }
   Promise.all(plots).then(() => {

@@ -13,8 +13,8 @@ from mopt.core.classes import representatives
 from mopt.core.pareto import pareto_mask
 from mopt.report.tables import intervals, parameters
 
-__all__ = ["GL_THRESHOLD", "DIGITS", "script_json", "plotly_text", "js_array", "axis_type", "page_data",
-           "uncertain_designs", "progress_data"]
+__all__ = ["GL_THRESHOLD", "DIGITS", "script_json", "plotly_text", "js_array", "axis_type", "log_objectives", "log_ticks",
+           "constant", "page_data", "uncertain_designs", "progress_data", "padded_range"]
 
 #: above this many evaluated designs the frontier is drawn with WebGL (``scattergl``), not SVG
 GL_THRESHOLD = 2000
@@ -85,12 +85,66 @@ def axis_type(values: pd.Series) -> str:
     return "log" if len(v) and v.min() > 0 and v.max() / v.min() > 100 else "linear"
 
 
-def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
-    """The JavaScript object the page script draws from (see :data:`mopt.report_page.PAGE_SCRIPT`)."""
+def log_objectives(result) -> tuple[str, ...]:
+    """The objectives drawn on a log axis, by the report and by a frontier's ``front.png``
+    (:meth:`mopt.scenario.Scenario.figure`): those ``result.info["log_objectives"]`` lists (a
+    command that chose, e.g. ``mopt demo``'s cost), else those whose means are positive and span
+    more than two decades (:func:`axis_type`).
+
+    Examples
+    --------
+    >>> import mopt
+    >>> result = mopt.solve(mopt.NormalProblem([[1, 5], [2, 2], [500, 1]], sd=0.1), "exhaustive", seed=1)
+    >>> log_objectives(result)
+    ('f1',)
+    """
+    listed = result.info.get("log_objectives")
+    if isinstance(listed, list | tuple):
+        return tuple(o for o in result.objectives if o in listed)
+    return tuple(o for o in result.objectives if axis_type(result.evaluations[o]) == "log")
+
+
+def log_ticks(columns) -> list[float] | None:
+    """The ticks of a log axis over the positive values of ``columns``: 1, 2, 5 times each power
+    of ten (powers of ten alone over more than four decades), labelled as plain numbers (plotly's
+    own ticks on a short log axis are bare digits: "2" for 20).
+
+    Examples
+    --------
+    >>> log_ticks([[0.55, 19.5]])
+    [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]
+    """
+    v = np.concatenate([np.asarray(c, dtype=float) for c in columns]) if len(columns) else np.array([])
+    v = v[np.isfinite(v) & (v > 0)]
+    if not len(v):
+        return None
+    low, high = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
+    steps = (1,) if high - low > 4 else (1, 2, 5)
+    ticks = [float(f"{m * 10.0 ** k:.6g}") for k in range(low, high + 1) for m in steps]
+    first = max([t for t in ticks if t <= v.min()], default=ticks[0])
+    last = min([t for t in ticks if t >= v.max()], default=ticks[-1])
+    return [t for t in ticks if first <= t <= last]
+
+
+def constant(ev: pd.DataFrame, columns) -> dict:
+    """Column -> its one value, for the numeric ``columns`` of ``ev`` that hold a single value
+    (the parallel coordinates leave them out and say so)."""
+    out = {}
+    for c in columns:
+        values = ev[c].dropna()
+        if pd.api.types.is_numeric_dtype(ev[c]) and len(values) and values.nunique() == 1:
+            out[c] = values.iloc[0]
+    return out
+
+
+def page_data(result, labels: dict, formats, chosen: dict, progress, *, lows: dict | None = None,
+              log=(), statics: pd.DataFrame | None = None) -> str:
+    """The JavaScript object the page script draws from (see :data:`mopt.report.assets.PAGE_SCRIPT`):
+    intervals cut at ``lows``, the objectives of ``log`` on log axes, the ``statics`` as markers."""
     ev = representatives(result.evaluations).reset_index(drop=True)  # a marker per class of equivalent designs
     objectives = list(result.objectives)
     params = parameters(result)
-    bounds, _ = intervals(ev, objectives)
+    bounds, _ = intervals(ev, objectives, lows)
     columns = {"design": ev["design"], **{c: ev[c] for c in params}}
     for o in objectives:
         columns[o] = ev[o]
@@ -119,12 +173,16 @@ def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
         hover.append("n_designs")
         lines.append(f"designs in its class: %{{customdata[{len(hover) - 1}]}}")
     uncertain = uncertain_designs(result, ev)
-    numeric = [p for p in params if pd.api.types.is_numeric_dtype(ev[p])]
+    fixed = constant(ev, [*objectives, *params])
+    numeric = [p for p in params if pd.api.types.is_numeric_dtype(ev[p]) and p not in fixed]
     spec = {  # every text plotly draws passes through plotly_text; names used as keys stay as they are
         "n": len(ev),
         "objectives": objectives,
         "labels": [plotly_text(labels[o]) for o in objectives],
-        "axis_types": [axis_type(ev[o]) for o in objectives],
+        "axis_types": ["log" if o in log else "linear" for o in objectives],
+        "log_ticks": [log_ticks([ev[o], bounds[o][0], bounds[o][1], *([statics[o]] if statics is not None else [])])
+                      if o in log else None for o in objectives],
+        "parcoords_objectives": [k for k, o in enumerate(objectives) if o not in fixed],
         "params": numeric,
         "param_labels": [plotly_text(p) for p in numeric],
         "front": front.tolist(),
@@ -137,9 +195,20 @@ def page_data(result, labels: dict, formats, chosen: dict, progress) -> str:
                    for label, row in chosen.items()
                    if row is not None and int(row["design"]) in design_row],
         "progress": progress_data(progress),
+        "statics": _statics(statics, objectives),
     }
     body = ",".join(f"{json.dumps(name)}:{js_array(col)}" for name, col in columns.items())
     return script_json(json.dumps(spec)[:-1] + ',"columns":{' + body + "}}", encoded=True)
+
+
+def _statics(statics: pd.DataFrame | None, objectives: list) -> dict | None:
+    """The static strategies as the frontier plot marks them (two objectives or more): names and
+    the first two objectives' means."""
+    if statics is None or len(statics) == 0 or len(objectives) < 2:
+        return None
+    xy = {k: [v if math.isfinite(v) else None for v in statics[o].to_numpy(dtype=float).tolist()]
+          for k, o in zip("xy", objectives[:2], strict=False)}
+    return {"names": [plotly_text(n) for n in statics["name"]], **xy}
 
 
 def uncertain_designs(result, ev: pd.DataFrame) -> list[int]:
@@ -186,6 +255,29 @@ def progress_data(progress) -> dict | None:
                            "y": [float(f"{v:.{DIGITS}g}") if math.isfinite(v) else None for v in mean]})
         panels.append({"metric": plotly_text(m), "series": series})
     xs = df[x].to_numpy(dtype=float)
-    log = bool(len(xs) and np.nanmin(xs) > 0 and np.nanmax(xs) / np.nanmin(xs) > 10)
-    return {"x": plotly_text(x), "x_type": "log" if log else "linear", "panels": panels}
+    xs = xs[np.isfinite(xs)]
+    log = bool(len(xs) and xs.min() > 0 and xs.max() / xs.min() > 10)
+    return {"x": plotly_text(x), "x_type": "log" if log else "linear", "panels": panels,
+            "x_range": padded_range(xs, log) if len(xs) else None}
+
+
+def padded_range(values, log: bool, pad: float = 0.05) -> list[float]:
+    """The x-range every progress panel shares: the values' span widened by ``pad`` of it on each
+    side (so that the first and the last markers are drawn whole), in log10 units on a log axis
+    (as plotly takes a log axis's range); one value: ± 10 % of it (± 1 if it is 0).
+
+    Examples
+    --------
+    >>> padded_range([100, 1650], False)
+    [22.5, 1727.5]
+    >>> [round(v, 3) for v in padded_range([10, 1000], True)]
+    [0.9, 3.1]
+    """
+    v = np.log10(np.asarray(values, dtype=float)) if log else np.asarray(values, dtype=float)
+    low, high = float(v.min()), float(v.max())
+    span = high - low
+    if span == 0:
+        span = 0.2 if log else (0.2 * abs(low) or 2.0)
+        pad = 0.5
+    return [low - pad * span, high + pad * span]
 

@@ -4,7 +4,7 @@ alternatives (hover: the row's values; error bars where the command has interval
 command's tables (``mopt simulate``, ``mopt portfolio``, ``mopt koala``, ``mopt vmc``).
 
 The page is built like :func:`mopt.report.write_report`'s (plotly's JavaScript inlined: it opens
-from disk with no network; the same error catcher, and ``<body data-rendered="yes"
+from disk with no network, or loaded from ``plotly_src``; the same error catcher, and ``<body data-rendered="yes"
 data-points="N">`` once drawn, N the markers drawn), so the same browser checks apply.
 """
 
@@ -110,11 +110,11 @@ _SCRIPT = """
 
 
 def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | None = None,
-                          facts: dict | None = None, refresh: float | None = None) -> str:
+                          facts: dict | None = None, refresh: float | None = None,
+                          plotly_src: str | None = None) -> str:
     """The page (see :func:`write_summary_report`) as text; ``refresh`` (seconds): the browser
     reloads it at that pace (a live page, ``mopt report --watch``)."""
-    from plotly.offline import get_plotlyjs
-
+    from mopt.report.plotly_asset import plotly_tag
     from mopt.report.tables import versions
 
     h = html.escape
@@ -122,7 +122,7 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              *([f'<meta http-equiv="refresh" content="{max(1, math.ceil(refresh))}">'] if refresh else []),
              f"<title>{h(title)}</title><style>{STYLE}</style>", f"<script>{ERROR_CATCHER}</script>",
-             f"<script>{get_plotlyjs()}</script>", "</head><body>", f"<h1>{h(title)}</h1>",
+             plotly_tag(plotly_src), "</head><body>", f"<h1>{h(title)}</h1>",
              f'<p class="lead">{h(lead)}</p>']
     spec = {}
     if scatter is not None:
@@ -139,7 +139,8 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
                   '<p class="note">Hover for a row\'s values; drag to zoom, double-click to reset.</p>']
     for heading, frame in tables:
         parts += [f"<h2>{h(heading)}</h2>",
-                  frame.to_html(index=False, border=0, float_format=_number, na_rep="-")]
+                  '<div class="table">' + frame.to_html(index=False, border=0, float_format=_number, na_rep="-")
+                  + "</div>"]
     rows = {**(facts or {}), **{f"version of {k}": v for k, v in versions().items()}}
     parts += ["<h2>Run</h2>", '<table class="run">'
               + "".join(f"<tr><th>{h(str(k))}</th><td>{h(str(v))}</td></tr>" for k, v in rows.items())
@@ -151,11 +152,12 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
 
 
 def write_summary_report(path: str | os.PathLike, *, title: str, lead: str, tables, scatter: Scatter | None = None,
-                         facts: dict | None = None) -> Path:
-    """Write one self-contained HTML page, atomically: ``title``, a ``lead`` sentence, the
-    ``scatter`` (a :class:`Scatter`, optional), every ``(heading, DataFrame)`` of ``tables``, and the
-    run's ``facts`` (label -> value, e.g. the command line) with the versions of mopt and its
-    libraries.
+                         facts: dict | None = None, plotly_src: str | None = None) -> Path:
+    """Write one HTML page, atomically: ``title``, a ``lead`` sentence, the ``scatter`` (a
+    :class:`Scatter`, optional), every ``(heading, DataFrame)`` of ``tables``, and the run's
+    ``facts`` (label -> value, e.g. the command line) with the versions of mopt and its libraries.
+    Self-contained (plotly's JavaScript inlined), or loading plotly from ``plotly_src`` (its
+    address relative to the page, :func:`mopt.report.plotly_asset.plotly_src`).
 
     Examples
     --------
@@ -168,7 +170,8 @@ def write_summary_report(path: str | os.PathLike, *, title: str, lead: str, tabl
     ...     "Plotly" in page.read_text(encoding="utf-8")
     True
     """
-    text = render_summary_report(title=title, lead=lead, tables=tables, scatter=scatter, facts=facts)
+    text = render_summary_report(title=title, lead=lead, tables=tables, scatter=scatter, facts=facts,
+                                 plotly_src=plotly_src)
     path = Path(path)
     atomic_write(path, lambda p: Path(p).write_text(text, encoding="utf-8"))
     return path

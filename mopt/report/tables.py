@@ -10,11 +10,15 @@ import platform
 import numpy as np
 import pandas as pd
 
-__all__ = ["TABLE_ROWS", "Z95", "family_of", "objective_labels", "intervals", "parameters", "cell",
-           "interval", "uncertain_cell", "html_table", "versions", "run_table", "decisions_table"]
+__all__ = ["TABLE_ROWS", "OPEN_ROWS", "Z95", "family_of", "objective_labels", "objective_lows", "intervals",
+           "parameters", "cell", "interval", "uncertain_cell", "html_table", "collapsed", "uncertainty_words",
+           "versions", "run_table", "decisions_table", "statics_table"]
 
 #: rows shown at most in each table of the report (the CSV files hold them all)
 TABLE_ROWS = 200
+#: a list of designs longer than this is folded (``<details>``: its heading and count shown, the rows
+#: a click away)
+OPEN_ROWS = 10
 #: z of the interval shown when a result has standard errors only (a normal 95% interval)
 Z95 = 1.96
 
@@ -34,17 +38,28 @@ def objective_labels(result, fam) -> dict:
     return {o: fam.label(o) if fam is not None else o for o in result.objectives}
 
 
-def intervals(ev: pd.DataFrame, objectives) -> tuple[dict, str]:
+def objective_lows(result, fam) -> dict:
+    """Objective -> the least value it can take (:meth:`mopt.core.family.Family.low`), for the
+    objectives whose family declares one: the report cuts intervals there."""
+    if fam is None:
+        return {}
+    lows = {o: fam.low(o) for o in result.objectives}
+    return {o: float(v) for o, v in lows.items() if v is not None}
+
+
+def intervals(ev: pd.DataFrame, objectives, lows: dict | None = None) -> tuple[dict, str]:
     """Objective -> (lo, hi) columns, and how they were obtained (``"ci"``: the result's own
-    confidence bounds; ``"se"``: mean ± 1.96 se; ``""``: neither, NaN)."""
+    confidence bounds; ``"se"``: mean ± 1.96 se; ``""``: neither, NaN); a lower bound below the
+    objective's least value (``lows``, :func:`objective_lows`) is cut there."""
     out, kind = {}, "ci"
     for o in objectives:
         if f"{o}_lo" in ev.columns and f"{o}_hi" in ev.columns:
-            out[o] = (ev[f"{o}_lo"], ev[f"{o}_hi"])
-            continue
-        kind = "se" if f"{o}_se" in ev.columns and kind else ""
-        se = ev[f"{o}_se"] if f"{o}_se" in ev.columns else pd.Series(np.nan, index=ev.index)
-        out[o] = (ev[o] - Z95 * se, ev[o] + Z95 * se)
+            lo, hi = ev[f"{o}_lo"], ev[f"{o}_hi"]
+        else:
+            kind = "se" if f"{o}_se" in ev.columns and kind else ""
+            se = ev[f"{o}_se"] if f"{o}_se" in ev.columns else pd.Series(np.nan, index=ev.index)
+            lo, hi = ev[o] - Z95 * se, ev[o] + Z95 * se
+        out[o] = (lo.clip(lower=lows[o]) if lows and o in lows else lo, hi)
     return out, kind
 
 
@@ -73,32 +88,39 @@ def cell(value, spec=None) -> str:
     return f"{float(value):.4g}"
 
 
-def interval(row, objective: str) -> tuple[float, float]:
-    """A row's interval of ``objective``: its ``_lo``/``_hi`` bounds, else mean ± 1.96 se."""
+def interval(row, objective: str, low: float | None = None) -> tuple[float, float]:
+    """A row's interval of ``objective``: its ``_lo``/``_hi`` bounds, else mean ± 1.96 se; the
+    lower bound cut at ``low`` (the least value the objective can take)."""
     if f"{objective}_lo" in row.index and f"{objective}_hi" in row.index:
-        return float(row[f"{objective}_lo"]), float(row[f"{objective}_hi"])
-    se = float(row[f"{objective}_se"]) if f"{objective}_se" in row.index else math.nan
-    return float(row[objective]) - Z95 * se, float(row[objective]) + Z95 * se
+        lo, hi = float(row[f"{objective}_lo"]), float(row[f"{objective}_hi"])
+    else:
+        se = float(row[f"{objective}_se"]) if f"{objective}_se" in row.index else math.nan
+        lo, hi = float(row[objective]) - Z95 * se, float(row[objective]) + Z95 * se
+    return (max(lo, low) if low is not None and math.isfinite(lo) else lo), hi
 
 
-def uncertain_cell(row, objective: str, spec=None) -> str:
-    """``mean [lo, hi]`` (the interval in a smaller font); the mean alone without an interval."""
-    mean, (lo, hi) = row[objective], interval(row, objective)
+def uncertain_cell(row, objective: str, spec=None, low: float | None = None) -> str:
+    """``mean [lo, hi]`` (the interval in a smaller font, on a line of its own in a narrow
+    column); the mean alone without an interval; ``low`` as :func:`interval` takes it."""
+    mean, (lo, hi) = row[objective], interval(row, objective, low)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return cell(mean, spec)
     return f'{cell(mean, spec)} <span class="ci">[{cell(lo, spec)}, {cell(hi, spec)}]</span>'
 
 
 def html_table(rows: pd.DataFrame, result, labels: dict, formats, *, lead=(), extra=(),
-                limit: int = TABLE_ROWS) -> str:
+                limit: int = TABLE_ROWS, lows: dict | None = None, skip=()) -> str:
     """An HTML table of design ``rows``: the ``lead`` columns, the design, its parameters, each
-    objective's mean and interval, P(non-dominated), ``n_reps``, then the ``extra`` columns
-    (``(column, header, format)`` each)."""
+    objective's mean and interval (cut at ``lows``, :func:`objective_lows`), P(non-dominated),
+    ``n_reps``, then the ``extra`` columns (``(column, header, format)`` each); none of the
+    columns named in ``skip``. Wrapped in a ``<div class="table">`` that scrolls sideways by itself
+    if it must, never the page."""
     if len(rows) == 0:
         return '<p class="note">(none)</p>'
+    lows = lows or {}
     params = [c for c in parameters(result) if c in rows.columns]
-    tail = [(c, c, None) for c in ("n_reps",) if c in rows.columns]
-    if "p_nondominated" in rows.columns:
+    tail = [(c, c, None) for c in ("n_reps",) if c in rows.columns and c not in skip]
+    if "p_nondominated" in rows.columns and "p_nondominated" not in skip:
         tail.insert(0, ("p_nondominated", "P(non-dominated)", "{:.2f}"))
     if "certified" in rows.columns:
         tail.insert(0, ("certified", "certified (95 %)", None))
@@ -107,18 +129,52 @@ def html_table(rows: pd.DataFrame, result, labels: dict, formats, *, lead=(), ex
         tail += [("varies", "varies in the class", None)] if "varies" in rows.columns else []
     tail += [e for e in extra if e[0] in rows.columns]
     head = [*lead, "design", *params, *(labels[o] for o in result.objectives), *(h for _, h, _ in tail)]
-    out = ["<table><thead><tr>", *(f"<th>{html.escape(h)}</th>" for h in head), "</tr></thead><tbody>"]
+    # text columns wrap, numbers keep to one line: a first column that names the row (the choice;
+    # the style sheet's table.named) and what varies in a class
+    wrap = {len(head) - len(tail) + k for k, (c, _, _) in enumerate(tail) if c == "varies"}
+    out = ['<div class="table"><table class="named">' if lead else '<div class="table"><table>', "<thead><tr>",
+           *(f'<th class="text">{html.escape(h)}</th>' if k in wrap else f"<th>{html.escape(h)}</th>"
+             for k, h in enumerate(head)), "</tr></thead><tbody>"]
     for _, row in rows.head(limit).astype(object).iterrows():  # each column keeps its type
         cells = [cell(row.get(c)) for c in lead]
         cells += [cell(row["design"]), *(cell(row[c], formats.get(c)) for c in params)]
-        cells += [uncertain_cell(row, o, formats.get(o)) for o in result.objectives]
+        cells += [uncertain_cell(row, o, formats.get(o), lows.get(o)) for o in result.objectives]
         cells += [cell(row.get(c), spec) for c, _, spec in tail]
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    out.append("</tbody></table>")
+        out.append("<tr>" + "".join(f'<td class="text">{c}</td>' if k in wrap else f"<td>{c}</td>"
+                                    for k, c in enumerate(cells)) + "</tr>")
+    out.append("</tbody></table></div>")
     if len(rows) > limit:
         out.append(f'<p class="note">(the first {limit} of {len(rows):,} rows)</p>')
     return "".join(out)
 
+
+
+def collapsed(table: str, n_rows: int, what: str) -> str:
+    """``table`` (of ``n_rows`` rows) as it is, or folded into ``<details>`` whose summary says
+    how many ``what`` it holds when there are more than :data:`OPEN_ROWS`."""
+    if n_rows <= OPEN_ROWS:
+        return table
+    return f"<details><summary>{n_rows:,} {html.escape(what)} (show the table)</summary>{table}</details>"
+
+
+def uncertainty_words(kind: str, level: float, has_p: bool, cut: dict) -> str:
+    """What the report's intervals and probabilities are, in one sentence (the lead and the run
+    table say the same): ``kind`` and ``level`` of the intervals (:func:`intervals`), whether each
+    design has a P(non-dominated), and ``cut`` (objective label -> least value) the bounds cut there.
+
+    Examples
+    --------
+    >>> uncertainty_words("se", 0.95, False, {})
+    'each mean ± 1.96 standard errors (≈95%); no P(non-dominated)'
+    """
+    words = {"ci": f"means with {level:.0%} confidence intervals (the result's own bounds)",
+             "se": "each mean ± 1.96 standard errors (≈95%)",
+             "": "means without an interval (one replication)"}[kind]
+    words += "; P(non-dominated) of each design" if has_p else "; no P(non-dominated)"
+    if cut:
+        words += ("; intervals cut at the least value an objective can take ("
+                  + ", ".join(f"{o} ≥ {v:g}" for o, v in cut.items()) + ")")
+    return words
 
 
 def versions() -> dict:
@@ -133,11 +189,15 @@ def versions() -> dict:
     return found
 
 
-def run_table(result, problem, fam) -> str:
-    """The run: method, budget, seed, replications, designs, the uncertainty summary, the
-    method's other scalar extras, versions."""
+def run_table(result, problem, fam, uncertainty: str = "") -> str:
+    """The run: method, budget, seed, replications, designs, what the intervals are
+    (``uncertainty``, :func:`uncertainty_words`) and the uncertainty summary, the method's other
+    scalar extras, versions."""
     info = result.info
-    rows = [("method", result.method), ("budget", info.get("budget", "–")), ("seed", result.seed),
+    budget = info.get("budget")
+    rows = [("method", result.method),
+            ("budget", f"{budget:,} replications" if isinstance(budget, int) else budget if budget is not None
+             else f"none set ({result.n_evals:,} replications spent)"), ("seed", result.seed),
             ("replications spent (n_evals)", f"{result.n_evals:,}"),
             ("designs evaluated", f"{len(result.evaluations):,}"),
             ("on the Pareto front", f"{len(result.front):,}")]
@@ -145,6 +205,8 @@ def run_table(result, problem, fam) -> str:
         rows.append(("designs in the space", f"{int(problem.n_designs):,}"))
     if fam is not None:
         rows.append(("family", f"{fam.name} ({fam.description})"))
+    if uncertainty:
+        rows.append(("intervals", uncertainty))
     u = info.get("uncertainty")
     if isinstance(u, dict):
         for key, words, spec in (("level", "confidence level", "{:.0%}"),
@@ -155,8 +217,8 @@ def run_table(result, problem, fam) -> str:
             if isinstance(u.get(key), int | float):
                 rows.append((words, spec.format(u[key])))
     else:
-        rows.append(("uncertainty", "means ± 1.96 standard errors (this result carries no "
-                                    "P(non-dominated) or confidence bounds)"))
+        rows.append(("uncertainty of the front", "not recorded (no P(correct selection) or expected "
+                                                 "designs wrongly on or off the front)"))
     shown = {"budget", "uncertainty", "family"}
     for key, value in info.items():  # the method's and the command's own scalar extras
         if key not in shown and isinstance(value, str | int | float | bool) and len(str(value)) < 300:
@@ -167,18 +229,34 @@ def run_table(result, problem, fam) -> str:
             + "</tbody></table>")
 
 
-def decisions_table(result, chosen: dict, labels, formats) -> str:
-    """The rows that utilities chose, with P(best) and the runner-up where given."""
+def decisions_table(result, chosen: dict, labels, formats, lows: dict | None = None) -> str:
+    """The rows that utilities chose, with P(best) and the runner-up where given (no ``n_reps`` and
+    P(non-dominated): the front's table has them)."""
     rows, missing = [], []
     for label, row in chosen.items():
         if row is None:
             missing.append(label)
             continue
         rows.append({"choice": label, **{k: row[k] for k in row.index}})
-    table = html_table(pd.DataFrame(rows), result, labels, formats, lead=("choice",),
+    table = html_table(pd.DataFrame(rows), result, labels, formats, lead=("choice",), lows=lows,
+                        skip=("n_reps", "p_nondominated"),
                         extra=(("utility", "utility", None), ("p_best", "P(best)", "{:.2f}"),
                                ("runner_up", "runner-up", None)))
     for label in missing:
         table += f'<p class="note">no evaluated design satisfies {html.escape(label)}.</p>'
     return table
 
+
+
+def statics_table(statics: pd.DataFrame, objectives, labels: dict, formats) -> str:
+    """The static strategies (baselines not searched): their ``name``, each objective's mean
+    (``labels`` head the columns) and any other column of ``statics`` (true/false as yes/no)."""
+    head = ["name", *objectives, *(c for c in statics.columns if c != "name" and c not in objectives)]
+    out = ['<div class="table"><table class="named"><thead><tr>',
+           *(f"<th>{html.escape(labels[c] if c in labels else c.replace('_', ' '))}</th>" for c in head),
+           "</tr></thead><tbody>"]
+    for _, row in statics.astype(object).iterrows():
+        cells = [("yes" if v else "no") if isinstance(v, bool | np.bool_) else v for v in (row[c] for c in head)]
+        out.append("<tr>" + "".join(f"<td>{cell(v, formats.get(c))}</td>" for c, v in zip(head, cells, strict=True))
+                   + "</tr>")
+    return "".join(out) + "</tbody></table></div>"

@@ -162,24 +162,28 @@ def run(args) -> int:
     print(summary_table(summary).to_string())
     facts = {"command": "mopt vmc", "seeds": n_seeds, "sample size": args.sample_size, "noise": args.noise,
              "information": args.information, "σ/μ": cv}
+    from mopt.report.plotly_asset import plotly_src
+
+    src = plotly_src(args.report_assets, out / "report.html")
     written = write_set(out, {  # one set, swapped in whole (with manifest.json, which keeps the facts)
         "vmc_runs.csv": lambda p: runs.to_csv(p, index=False),
         "vmc_summary.csv": lambda p: summary.to_csv(p, index=False),
         "vmc_throughput.png": lambda p: save_figure(throughput_figure(summary), p, dpi=120),
-        "report.html": lambda p: write_report(p, summary, facts),
+        "report.html": lambda p: write_report(p, summary, facts, plotly_src=src),
     }, manifest=manifest_with("vmc", facts))
     print(f"wrote {', '.join(str(p) for p in written[:4])}")
     return 0
 
 
-def write_report(page, summary, facts: dict) -> None:
+def write_report(page, summary, facts: dict, *, plotly_src: str | None = None) -> None:
     """``mopt vmc``'s report: each method's mean throughput per cell with its 95 % interval
     (``summary``: ``vmc_summary.csv``; ``facts``: the run's, as the manifest records them; ``mopt
-    report DIR`` draws it again from the directory)."""
+    report DIR`` draws it again from the directory; ``plotly_src``: as
+    :func:`mopt.report.summary_page.write_summary_report` takes it)."""
     from mopt.report.summary_page import Scatter, write_summary_report
 
     points = summary.assign(cell=[f"{t} VMs {w} S{s}" for t, w, s in
-                                  zip(summary["theta"], summary["workload"], summary["scenario"])])
+                                  zip(summary["theta"], summary["workload"], summary["scenario"], strict=True)])
     n_seeds = facts.get("seeds", int(summary["seeds"].max()) if len(summary) else 0)
     known = [f"{key} {facts[key]:g}" if isinstance(facts[key], float) else f"{key} {facts[key]}"
              for key in ("σ/μ", "noise", "information") if key in facts]  # all three, but in an old set
@@ -192,7 +196,7 @@ def write_report(page, summary, facts: dict) -> None:
         scatter=Scatter(points, "cell", "mean", "cell (cluster size, workload, scenario)",
                         "mean throughput [tasks / busy s]", label="method", group="method", error_y="ci95",
                         hover=("seeds",)),
-        facts={"command": "mopt vmc", **facts})
+        facts={"command": "mopt vmc", **facts}, plotly_src=plotly_src)
 
 
 def summary_table(summary):

@@ -22,7 +22,8 @@ from mopt import Result
 
 REFERENCE = Path(__file__).resolve().parents[2] / "examples" / "reference.toml"
 # OCBA on the paper grid: a first stage, then many rounds, each committed in batches
-RUN = ["frontier", str(REFERENCE), "--method", "ocba", "--budget", "12000", "--option", "delta=200",
+BUDGET = 6000  # a first stage of 2,890, then 15 rounds of 200
+RUN = ["frontier", str(REFERENCE), "--method", "ocba", "--budget", str(BUDGET), "--option", "delta=200",
        "--seed", "4", "--quiet"]
 OUTPUTS = ("front.csv", "evaluations.csv")
 
@@ -57,7 +58,7 @@ def plain(tmp_path_factory) -> Path:
 
 def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path, plain):
     """Each attempt is killed at a random point of the work left (read off the journal while the
-    run writes it) plus a random delay; then a last run completes.  The budget is 12,000."""
+    run writes it) plus a random delay; then a last run completes.  The budget is BUDGET."""
     env = ENV
 
     rng = np.random.default_rng()
@@ -67,7 +68,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tm
     for _attempt in range(12):
         if len(kills) >= 4:
             break
-        target = rows[-1] + rng.uniform(0.05, 0.6) * (12000 - rows[-1])
+        target = rows[-1] + rng.uniform(0.05, 0.6) * (BUDGET - rows[-1])
         proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while proc.poll() is None and journal_rows(journal) < target and time.monotonic() < deadline:
@@ -82,7 +83,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tm
         for name in OUTPUTS:  # an output is either absent or whole
             if (out / name).exists():
                 assert (out / name).read_bytes() == (plain / name).read_bytes(), (name, kills)
-    mid_run = [k for k in kills if 0 < k < 12000]
+    mid_run = [k for k in kills if 0 < k < BUDGET]
     assert len(mid_run) >= 3, f"too few kills while simulating: journal rows at the kills {kills}, after {rows}"
 
     before = journal_rows(journal)
@@ -90,11 +91,11 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tm
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (plain / name).read_bytes(), (name, kills, rows)
     meta = json.loads((out / "result.json").read_text())
-    assert meta["n_evals"] == 12000
+    assert meta["n_evals"] == BUDGET
     # the last run took everything committed from the journal and simulated only the rest
     assert meta["info"]["journal"]["reused"] == before, (kills, rows)
-    assert meta["info"]["journal"]["simulated"] == 12000 - before
-    assert journal_rows(journal) == 12000  # each replication once (primary key (design, rep))
+    assert meta["info"]["journal"]["simulated"] == BUDGET - before
+    assert journal_rows(journal) == BUDGET  # each replication once (primary key (design, rep))
     assert not list(out.glob(".*.tmp"))  # temporary files of killed writers are gone
 
 
@@ -183,9 +184,9 @@ def test_sigterm_at_random_moments_one_line_no_temporary_files_never_a_mixed_set
     for attempt in range(3):
         done = journal_rows(journal)
         if attempt == 2:  # after the last row: simulation over, outputs being written
-            target, delay = 12000, rng.uniform(0.0, 1.0)
+            target, delay = BUDGET, rng.uniform(0.0, 1.0)
         else:
-            target, delay = done + rng.uniform(0.05, 0.5) * (12000 - done), rng.uniform(0.0, 0.05)
+            target, delay = done + rng.uniform(0.05, 0.5) * (BUDGET - done), rng.uniform(0.0, 0.05)
         code, err, rows = signal_at(args, journal, target, delay, signal.SIGTERM)
         # -SIGTERM: the signal came while the interpreter was still starting, before mopt installed
         # its handler (possible when the journal already held the target rows): killed before
@@ -199,7 +200,7 @@ def test_sigterm_at_random_moments_one_line_no_temporary_files_never_a_mixed_set
         assert journal_rows(journal) >= done  # nothing committed is lost
         assert not [p for p in tmp_path.iterdir() if p.name.endswith(SIDE_FILES)]  # the journal was closed
         assert_whole_set(out, plain)
-    assert [r for r in stopped if r < 12000], f"no SIGTERM while simulating: journal rows {stopped}"
+    assert [r for r in stopped if r < BUDGET], f"no SIGTERM while simulating: journal rows {stopped}"
 
     from mopt.cli import main
 
@@ -207,7 +208,7 @@ def test_sigterm_at_random_moments_one_line_no_temporary_files_never_a_mixed_set
     assert_whole_set(out, plain)
     for name in (*OUTPUTS, "front.png"):
         assert (out / name).read_bytes() == (plain / name).read_bytes(), name
-    assert json.loads((out / "result.json").read_text())["info"]["journal"]["simulated"] < 12000
+    assert json.loads((out / "result.json").read_text())["info"]["journal"]["simulated"] < BUDGET
 
 
 @pytest.mark.slow

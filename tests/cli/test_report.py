@@ -126,3 +126,27 @@ def test_result_to_html_and_repr_html(result_dir, tmp_path):
     table = result._repr_html_()
     assert "<script" not in table and table.count("<tr><td>") == 3  # the front
     assert dataclasses.replace(result) == result  # the methods add no field
+
+
+def test_a_demo_set_is_drawn_with_its_static_strategies_and_its_figure(result_dir, tmp_path, capsys):
+    """``mopt report DIR`` on a set that holds ``statics.csv`` (listed in its result.json, as
+    ``mopt demo`` writes it) and ``front.png``: the static strategies' table and markers, a link
+    to the figure by its address from the page; a statics.csv edited after it was written, or
+    not part of the set, is not shown."""
+    from mopt.core.outputs import write_outputs
+
+    result = mopt.Result.read_csv(result_dir)
+    statics = pd.DataFrame({"name": ["AR", "TRR"], "makespan": [61980.0, 11570.0], "cost": [19.5, 3.865],
+                            "dominated_by_frontier": [True, True]})
+    d = tmp_path / "demo"
+    write_outputs(result, d, lambda p: Path(p).write_bytes(b"\x89PNG"),
+                  {"statics.csv": lambda p: statics.to_csv(p, index=False)})
+    assert main(["report", str(d), "--out", str(tmp_path / "pages" / "demo.html")]) == 0
+    text = (tmp_path / "pages" / "demo.html").read_text(encoding="utf-8")
+    assert "<h2>Static strategies</h2>" in text and "<td>AR</td><td>61980</td>" in text
+    assert page_data(tmp_path / "pages" / "demo.html")["statics"]["names"] == ["AR", "TRR"]
+    assert '<a href="../demo/front.png">front.png</a>' in text
+    (d / "statics.csv").write_text("name,makespan,cost\nEVIL,1,1\n")
+    assert main(["report", str(d)]) == 0
+    text = (d / "report.html").read_text(encoding="utf-8")
+    assert "Static strategies" not in text and "EVIL" not in text and '<a href="front.png">' in text
