@@ -83,9 +83,9 @@ def intervals(means: np.ndarray, ses: np.ndarray, n_reps: np.ndarray, level: flo
 @functools.lru_cache(maxsize=4096)
 def _t_quantile(n: float, level: float) -> float:
     """The two-sided ``level`` quantile of Student's t with n - 1 degrees of freedom (NaN below 2)."""
-    from scipy.stats import t
+    from mopt.core.quantiles import t_ppf
 
-    return float(t.ppf(0.5 + level / 2, n - 1)) if n >= 2 else math.nan
+    return float(t_ppf(0.5 + level / 2, n - 1)) if n >= 2 else math.nan
 
 
 def screen(means: np.ndarray, ses: np.ndarray, z: float = SCREEN_Z) -> np.ndarray:
@@ -219,7 +219,7 @@ def _chi2(k: np.ndarray, rng, resamples: int) -> np.ndarray:
     per resample, turned into each design's draw by its quantile (so designs of equal ``k`` share
     the draw, and paired replications stay paired). Wilson and Hilferty's cube of z where k >= 10
     (its 1 % quantile within 3 % from k = 10 on), the exact quantile below."""
-    from scipy.stats import chi2, norm
+    from mopt.core.quantiles import chi2_ppf, norm_cdf
 
     values = np.unique(k)
     if len(values) == 1:  # one count: one draw per resample, shared by all (no quantiles needed)
@@ -233,7 +233,7 @@ def _chi2(k: np.ndarray, rng, resamples: int) -> np.ndarray:
             a = 2.0 / (9.0 * value)
             draw = value * np.maximum(1.0 - a + z * np.sqrt(a), 1e-3) ** 3
         else:
-            draw = np.maximum(chi2.ppf(norm.cdf(z), value), 1e-12)
+            draw = np.maximum(chi2_ppf(norm_cdf(z), value), 1e-12)
         out[:, cols] = draw[:, None]
     return out
 
@@ -434,7 +434,7 @@ def replications_needed(evaluations: pd.DataFrame, objectives, utility, chosen: 
     >>> 21 <= k <= 25  # 23 by hand; s is estimated from resamples
     True
     """
-    from scipy.stats import norm
+    from mopt.core.quantiles import norm_ppf
 
     rng = np.random.default_rng(0x2EF1) if rng is None else rng
     objectives = list(objectives)
@@ -453,7 +453,7 @@ def replications_needed(evaluations: pd.DataFrame, objectives, utility, chosen: 
         return math.inf
     if sd == 0:
         return 0.0
-    factor = (norm.ppf(target) * sd / d) ** 2
+    factor = (float(norm_ppf(target)) * sd / d) ** 2
     return float(max(0.0, math.ceil(n * factor - n)))
 
 

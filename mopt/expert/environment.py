@@ -7,9 +7,9 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from mopt.core.errors import InputError, check_int, check_number
+from mopt.core.quantiles import ShiftedLognormal
 from mopt.expert._engine import reliable_run_cost
 from mopt.expert.turnaround import TurnaroundModel
 
@@ -200,7 +200,7 @@ def shifted_lognormal(mean: float, shift: float, sigma: float = 0.5):
     if not scale > 0:
         raise InputError(f"'sigma' = {sigma:g} is too large for 'mean' = {mean:g}, 'shift' = "
                          f"{shift:g}: the scale (mean - shift)·exp(-sigma²/2) underflows to 0.")
-    fs = stats.lognorm(s=sigma, loc=shift, scale=scale)
+    fs = ShiftedLognormal(sigma, shift, scale)  # scipy.stats.lognorm's values, without importing scipy.stats
     with np.errstate(all="ignore"):  # an overflow is reported below, not as a RuntimeWarning
         top = float(fs.ppf(1 - 0.5 / 65536))  # the largest quantile a turnaround model tabulates
     if not math.isfinite(top):
