@@ -399,7 +399,7 @@ def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=N
     ses = sub[[f"{o}_se" for o in objectives]].to_numpy(dtype=float)
     mu = normal_resamples(means, ses, rng, resamples)  # (B, K, m)
     # the utility reads a frame: one frame of every resample's rows (vectorised utilities)
-    frame = pd.concat([sub] * resamples, ignore_index=True)
+    frame = sub.iloc[np.tile(np.arange(len(sub)), resamples)].reset_index(drop=True)  # one take, not B concats
     frame[objectives] = mu.reshape(-1, len(objectives))
     s = np.asarray(utility(frame), dtype=float).reshape(resamples, len(rows))
     s = np.where(np.isfinite(s), s, np.inf)
@@ -445,7 +445,7 @@ def replications_needed(evaluations: pd.DataFrame, objectives, utility, chosen: 
     if not np.isfinite(ses).all() or not np.isfinite(n):
         return math.inf
     d = float(np.diff(np.asarray(utility(sub), dtype=float))[0])
-    frame = pd.concat([sub] * resamples, ignore_index=True)
+    frame = sub.iloc[np.tile(np.arange(2), resamples)].reset_index(drop=True)  # one take, not B concats
     frame[objectives] = normal_resamples(means, ses, rng, resamples).reshape(-1, len(objectives))
     s = np.asarray(utility(frame), dtype=float).reshape(resamples, 2)
     sd = float(np.nanstd(s[:, 1] - s[:, 0]))
