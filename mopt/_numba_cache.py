@@ -18,7 +18,7 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ["sources_stamp", "keep_cache_in_step"]
+__all__ = ["sources_stamp", "keep_cache_in_step", "needs_compilation", "say_if_compiling"]
 
 ROOT = Path(__file__).resolve().parent
 MARKER = ROOT / "__pycache__" / "mopt-sources"
@@ -52,6 +52,34 @@ def keep_cache_in_step(root: Path = ROOT, marker: Path = MARKER) -> bool:
         return True
     except OSError:  # a read-only install: numba caches elsewhere
         return False
+
+
+def needs_compilation(*kernels) -> bool:
+    """Whether any of the numba dispatchers ``kernels`` (``cache=True``) has no cache index yet, so
+    that its first call compiles it; False on a numba without those internals (nothing is said)."""
+    try:
+        paths = [kernel._cache._cache_file._index_path for kernel in kernels]
+    except AttributeError:
+        return False
+    return not all(os.path.exists(path) for path in paths)
+
+
+_SAID: set[str] = set()
+
+
+def say_if_compiling(what: str, *kernels, quiet: bool = False) -> bool:
+    """Say once per process, on stderr, that ``what`` compiles on first use when any of
+    ``kernels`` has no cache yet (a first run sits tens of seconds at "0%" otherwise: issue #36);
+    returns whether it said so.  Said to a person at a terminal only, as the progress bars are
+    (not with ``quiet``, not when stderr is a file or a pipe)."""
+    import sys
+
+    if quiet or not sys.stderr.isatty() or what in _SAID or not needs_compilation(*kernels):
+        return False
+    _SAID.add(what)
+    print(f"mopt: compiling {what} on first use (once per install; later runs load it from numba's "
+          "cache)...", file=sys.stderr, flush=True)
+    return True
 
 
 keep_cache_in_step()

@@ -107,6 +107,10 @@ def run(args) -> int:
         raise InputError(f"{wide} jobs of {args.trace} need more than '--max-vms' {args.max_vms} VMs; give "
                          f"'--drop-wide', '--size-limit' {args.max_vms} (now {args.size_limit}) or a larger "
                          "'--max-vms'.")
+    from mopt._numba_cache import say_if_compiling
+    from mopt.cloud.engine import run_ticks, run_to_end
+
+    say_if_compiling("the cloud simulator", run_ticks, run_to_end, quiet=args.quiet)
     result = simulate(jobs, policy, boot_delay=args.boot_delay, max_vms=args.max_vms,
                       runtime=args.runtime, alpha=args.alpha, beta=args.beta,
                       drop_wide=args.drop_wide, progress=not args.quiet, vm_key=args.vm_key)

@@ -130,6 +130,12 @@ def run(args) -> int:
               "hours on a whole trace; give a larger '--max-vms' or fewer records ('--first N').",
               file=sys.stderr)
     bar = None
+    from mopt._numba_cache import say_if_compiling
+    from mopt.cloud.engine import run_ticks, run_to_end
+    from mopt.cloud.online import _online_scores
+
+    say_if_compiling("the cloud simulator and its online simulations", run_ticks, run_to_end, _online_scores,
+                     quiet=args.quiet)
     with executor(args) as client:  # a bad --scheduler or --workers is refused before the bar shows
         if not args.quiet:
             from tqdm import tqdm

@@ -189,6 +189,10 @@ def run(args) -> int:
     page = None if out is None else check_out_file(out.with_name(f"{out.stem}.report.html"), "--out (its report)",
                                                    inputs=(out, *trace_files(args.trace)))
     jobs = koala_trace(args.trace, first=args.first)
+    from mopt._numba_cache import say_if_compiling
+    from mopt.koala.engine import advance, finish
+
+    say_if_compiling("the KOALA-C simulator", advance, finish, quiet=args.quiet)
     rows = []
     for policy in tqdm(policies, desc="koala policies", unit="policy", file=sys.stderr, disable=args.quiet, leave=False, delay=1.0):
         summary = simulate(jobs, policy, env, seed=args.seed).summary

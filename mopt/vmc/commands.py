@@ -133,6 +133,10 @@ def run(args) -> int:
     cells = [(theta, kind, scen) for theta in sizes for kind in args.workloads for scen in scenarios]
     total = sum(n_seeds * len(args.methods or SCENARIO_METHODS[scen]) for _, _, scen in cells)
     frames = []
+    from mopt._numba_cache import say_if_compiling
+    from mopt.vmc.engine import _class_busy, _one
+
+    say_if_compiling("the virtual-cluster simulator", _class_busy, _one, quiet=args.quiet)
     with executor(args) as client:  # a bad --scheduler or --workers is refused before the bar shows
         bar = None if args.quiet else tqdm(total=total, desc="vmc runs", unit="run", file=sys.stderr,
                                            mininterval=1.0, leave=False)

@@ -39,3 +39,30 @@ def test_a_developer_may_keep_the_cache_across_edits(tmp_path, monkeypatch):
     assert not keep_cache_in_step(pkg, marker) and cached.exists() and not marker.exists()
     monkeypatch.setenv("MOPT_KEEP_NUMBA_CACHE", "0")  # only "1" keeps it
     assert keep_cache_in_step(pkg, marker) and not cached.exists()
+
+
+def test_a_command_says_once_that_it_compiles(monkeypatch, capsys):
+    """``say_if_compiling``: one line on a terminal when a kernel has no cache yet, then never
+    again in the process; nothing when quiet, when stderr is not a terminal, or when cached."""
+    import sys
+
+    from numba import njit
+
+    import mopt._numba_cache as nc
+
+    @njit(cache=True)
+    def kernel(x):  # pragma: no cover - compiled
+        return x + 1
+
+    monkeypatch.setattr(nc, "_SAID", set())
+    monkeypatch.setattr(nc, "needs_compilation", lambda *k: True)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert not nc.say_if_compiling("the toy", kernel, quiet=True)
+    assert nc.say_if_compiling("the toy", kernel) and not nc.say_if_compiling("the toy", kernel)
+    assert capsys.readouterr().err.count("mopt: compiling the toy on first use") == 1
+    monkeypatch.setattr(nc, "_SAID", set())
+    monkeypatch.setattr(nc, "needs_compilation", lambda *k: False)
+    assert not nc.say_if_compiling("the toy", kernel)
+    monkeypatch.setattr(nc, "needs_compilation", lambda *k: True)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert not nc.say_if_compiling("the toy", kernel) and capsys.readouterr().err == ""
