@@ -56,7 +56,7 @@ class _Name:
 class ShiftedLognormal:
     """A lognormal of log-space ``s``, shifted by ``loc`` and scaled by ``scale``: the frozen
     ``scipy.stats.lognorm(s=s, loc=loc, scale=scale)``, for the methods mopt calls (``ppf``, ``cdf``,
-    ``mean``, ``rvs``)."""
+    ``mean``)."""
 
     dist = _Name()
 
@@ -84,11 +84,6 @@ class ShiftedLognormal:
     def mean(self) -> float:
         """``sqrt(exp(s²)) * scale + loc``, as scipy computes it."""
         return float(np.sqrt(np.exp(self.s * self.s)) * self.scale + self.loc)
-
-    def rvs(self, size=None, random_state=None):
-        """Draws by inversion of uniform draws of ``random_state`` (a Generator or a seed)."""
-        rng = np.random.default_rng(random_state)
-        return self.ppf(rng.uniform(size=size))
 
     def __repr__(self) -> str:
         return f"ShiftedLognormal(s={self.s!r}, loc={self.loc!r}, scale={self.scale!r})"
