@@ -38,6 +38,10 @@ def add_parser(sub, run_options) -> None:
     frontier.add_argument("--refine-target", choices=("front", "undecided"), default="front",
                           help="with --refine: 'front' (the designs not dominated beyond doubt) or "
                                "'undecided' (the classes the certified sets leave undecided at 95%%)")
+    frontier.add_argument("--estimate", action="store_true",
+                          help="print the run's replications, memory and time (timed on a short pilot "
+                               "of its first replications) and stop, simulating nothing else; "
+                               "MOPT_MAX_TIME (e.g. 2h) refuses a run estimated to take longer")
     frontier.set_defaults(func=run)
 
 
@@ -76,7 +80,7 @@ def run(args) -> int:
         raise InputError("'--report-assets' goes with a report; '--out -' writes none.")
     say = functools.partial(print, file=sys.stderr) if to_stdout else print
     out = Path(f"mopt-{scenario.name}" if args.out is None else args.out)
-    if not to_stdout:
+    if not to_stdout and not args.estimate:
         out = check_out(args.out if args.out is not None else out, inputs=[scenario.path], command="frontier",
                         journal=args.journal)
         check_journal(args.journal, out, "frontier")
@@ -97,6 +101,14 @@ def run(args) -> int:
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, "
         f"{replication_plan(method, options, scenario.n_reps)}, seed {seed}"
         + (f", budget {budget}" if budget is not None else "") + ".")
+    if args.estimate:
+        from mopt.solvers.pace import describe, estimate
+
+        workers = 1 if args.scheduler is not None else args.workers  # a cluster's size is not known here
+        say(describe(estimate(problem, method, budget=budget, seed=seed, workers=workers, **options)))
+        if args.scheduler is not None:
+            say("(on one worker: divide by the cluster's worker threads)")
+        return 0
     for line in scenario.intro(problem):
         say(line)
     if method == "auto":

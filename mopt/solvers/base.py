@@ -351,6 +351,11 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
             total = sum(len(idx) * len(reps) for idx, reps in plan)
             if total == 0:
                 break
+            if state.spent == 0:  # MOPT_MAX_TIME: a pilot of the first round, before anything else runs
+                from mopt.solvers.pace import check_run_time
+
+                check_run_time(problem, solver, budget, given, plan, entropy, runner.workers,
+                               held=len(jr) if jr is not None else 0)
             if total > state.remaining:
                 raise MoptError(
                     f"method {solver.name!r} asked for {total} replications with {state.remaining} left "
