@@ -192,12 +192,13 @@ def objective_columns(df: pd.DataFrame) -> list[str]:
     return [c for c in df.columns if f"{c}_se" in df.columns]
 
 
-def interval_errors(df: pd.DataFrame, name: str, z: float = 1.96) -> np.ndarray | None:
+def interval_errors(df: pd.DataFrame, name: str, z: float = 1.96, low: float | None = None) -> np.ndarray | None:
     """The confidence interval of objective ``name`` in every row of ``df`` as errors below and above
     the mean, shape ``(2, len(df))`` (what ``Axes.errorbar`` takes): from the columns
     ``<name>_lo`` and ``<name>_hi`` when both are present, else mean ± ``z`` standard errors
     (``<name>_se``); None when ``df`` has neither. A missing bound (NaN, e.g. one replication)
-    draws no bar.
+    draws no bar; ``low``, the least value the objective can take (:attr:`Objective.low
+    <mopt.core.family.Objective.low>`, e.g. 1 for a slowdown), cuts the bar there.
 
     Examples
     --------
@@ -208,6 +209,8 @@ def interval_errors(df: pd.DataFrame, name: str, z: float = 1.96) -> np.ndarray 
     [[2.0, 1.0], [2.0, 1.0]]
     >>> interval_errors(df, "design") is None
     True
+    >>> interval_errors(df, "t", low=9.5).tolist()  # nothing below 9.5
+    [[0.5, 2.0], [2.0, 1.0]]
     """
     if name not in df.columns:
         return None
@@ -219,6 +222,8 @@ def interval_errors(df: pd.DataFrame, name: str, z: float = 1.96) -> np.ndarray 
         below = above = z * df[f"{name}_se"].to_numpy(dtype=float)
     else:
         return None
+    if low is not None:
+        below = np.minimum(below, mean - float(low))
     errors = np.vstack([below, above])
     errors[~np.isfinite(errors)] = 0.0
     return np.clip(errors, 0.0, None)
@@ -243,12 +248,14 @@ def _bar_rows(evaluations: pd.DataFrame, front: pd.DataFrame, intervals: str | N
 
 def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str, *,
               line: bool = True, intervals: str | None = "front", uncertain=(),
-              sampled_alpha: float = 0.25, noun: str = "designs", legend_labels: bool = True):
+              sampled_alpha: float = 0.25, noun: str = "designs", legend_labels: bool = True,
+              lows: dict | None = None):
     """Draw one panel of objectives ``x`` against ``y`` into ``ax``: every evaluated design (shaded
     by P(non-dominated) when ``evaluations`` has the column, faint grey otherwise), the front
     (highlighted markers, joined by a line if ``line``: the line is for the eye only, the frontier
     is discrete) and confidence intervals (:func:`interval_errors`) of the rows ``intervals``
-    selects (``"front"``: the front and the designs listed in ``uncertain``; ``"all"``; None).
+    selects (``"front"``: the front and the designs listed in ``uncertain``; ``"all"``; None),
+    cut at the objectives' least values ``lows`` (objective -> value; :func:`objective_lows`).
 
     Returns the scatter of the evaluated designs when it is shaded (for a colorbar), else None.
     """
@@ -266,7 +273,8 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
                        linewidths=0, label=label(f"evaluated {noun} ({len(evaluations)})"), zorder=1)
     color = "black" if shaded else "C0"  # the front: black rings around shaded points, else blue
     bars = _bar_rows(evaluations, front, intervals, uncertain)
-    xerr, yerr = interval_errors(bars, x), interval_errors(bars, y)
+    lows = lows or {}
+    xerr, yerr = interval_errors(bars, x, low=lows.get(x)), interval_errors(bars, y, low=lows.get(y))
     if len(bars) and (xerr is not None or yerr is not None):
         ax.errorbar(bars[x], bars[y], xerr=xerr, yerr=yerr, fmt="none", ecolor=color, elinewidth=0.7,
                     alpha=0.4, capsize=0, zorder=2,
@@ -277,6 +285,22 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
                 markersize=7 if shaded else 4.5, markerfacecolor="none" if shaded else color,
                 markeredgewidth=1.1, label=label(f"Pareto frontier ({len(front)})"), zorder=3)
     return mappable
+
+
+def objective_lows(family, objectives) -> dict:
+    """Objective -> the least value it can take, for those of ``objectives`` whose ``family``
+    (a :class:`~mopt.core.family.Family` or None) declares one (:attr:`Objective.low
+    <mopt.core.family.Objective.low>`): intervals are cut there.
+
+    Examples
+    --------
+    >>> objective_lows(resolve_family("cloud"), ["bsd", "vm_hours", "x"])
+    {'bsd': 1.0, 'vm_hours': 0.0}
+    """
+    if family is None:
+        return {}
+    found = {o: family.low(o) for o in objectives}
+    return {o: float(v) for o, v in found.items() if v is not None}
 
 
 def style_axes(ax) -> None:
@@ -400,7 +424,8 @@ def plot_frontier(
     ax.set_yscale(yscale)
 
     mappable = draw_pair(ax, evaluations, front, x, y, line=line, intervals=intervals,
-                         uncertain=uncertain, sampled_alpha=sampled_alpha, noun=noun)
+                         uncertain=uncertain, sampled_alpha=sampled_alpha, noun=noun,
+                         lows=objective_lows(family, (x, y)))
 
     rows = statics.iterrows() if statics is not None else ()
     baselines = []  # (x, y, name, colour): labelled once the layout is known

@@ -32,6 +32,7 @@ from mopt.plot import (
     draw_chosen,
     draw_pair,
     interval_errors,
+    objective_lows,
     p_nondominated_cmap,
     plain_number,
     plot_frontier,
@@ -190,7 +191,8 @@ def _plot_matrix(result, family, names, *, chosen, log, intervals, title, captio
             ax.set_yscale("log" if y in log else "linear")
             first = (i, j) == (0, 0)
             found = draw_pair(ax, ev, front, x, y, line=False, intervals=intervals,
-                              uncertain=_uncertain(result), noun=noun, legend_labels=first)
+                              uncertain=_uncertain(result), noun=noun, legend_labels=first,
+                              lows=objective_lows(family, (x, y)))
             mappable = mappable if found is None else found
             draw_chosen(ax, chosen, x, y, legend_labels=first)
             style_axes(ax)

@@ -227,3 +227,23 @@ def test_legends_say_evaluated_not_sampled():
     for fig in (plot_frontier(ev, ev.iloc[:2], family="koala"), plot_parallel(result, family="koala")):
         texts = legends(fig)
         assert f"evaluated {noun} ({len(ev)})" in texts and not any("sampled" in t for t in texts), texts
+
+
+@pytest.mark.parametrize("names", [KOALA, KOALA[:2]])
+def test_intervals_stop_at_the_least_value_an_objective_can_take(names):
+    # slowdowns of about 2 with standard errors of 1: mean - 1.96 se reaches below 0, but a slowdown
+    # is never below 1 (Objective.low): every bar stops at 1 in front.png, as in the report (the
+    # cost, about 50, stays far above its least value, 0)
+    means = [(2.0, 2.4, 50.0), (2.2, 2.2, 50.0), (2.4, 2.0, 60.0)]
+    result = _result(means=[m[: len(names)] for m in means], names=names, info={"family": "koala"})
+    evaluations = result.evaluations.assign(**{f"{o}_se": 1.0 for o in names})
+    result = dataclasses.replace(result, evaluations=evaluations)
+    assert get_family("koala").low("slowdown_short") == get_family("koala").low("slowdown_long") == 1.0
+    ends = []
+    for ax in _pairs(plot_result(result)):
+        (bars,) = _errorbars(ax)
+        ends += [v for collection in bars.lines[2] for seg in collection.get_segments() for v in np.ravel(seg)]
+    assert len(ends) >= 2 * 2 * 2 * 3 and min(ends) == pytest.approx(1.0)
+    free = plot_frontier(result.evaluations, result.front, x=names[0], y=names[1])  # no family: mean - 1.96 se
+    (bars,) = _errorbars(free.axes[0])
+    assert min(v for c in bars.lines[2] for seg in c.get_segments() for v in np.ravel(seg)) < 0.5
