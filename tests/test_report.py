@@ -507,3 +507,19 @@ def test_browser_lays_the_page_out_within_its_width(tmp_path, page, width):
         assert [lab["text"] for lab in labels[:3]] == ["mean slowdown of short jobs", "mean slowdown of long jobs",
                                                        "public-cloud cost [$]"]
         assert all(lab["left"] >= 0 and lab["right"] >= 0 for lab in labels), labels  # none cut
+
+
+def test_a_worded_parameter_wraps_after_its_plus_and_a_header_after_its_underscore():
+    # KOALA-C's site sets ("C3+private+public") kept a table wider than a 900 px page (issue #36)
+    from mopt.report.tables import html_table
+
+    sites = ["C3+private+public", "C3", "C3+private+public"]
+    prob = mopt.FunctionProblem(lambda p, rng: (p["public_cap"] + rng.normal(), 1.0 + rng.random()),
+                                [{"set2": s, "public_cap": c} for s, c in zip(sites, (0, 8, 32), strict=True)],
+                                ["f1", "f2"], n_reps=2)
+    result = mopt.solve(prob, "exhaustive", seed=1)
+    page = html_table(result.evaluations, result, {"f1": "f1", "f2": "f2"}, {})
+    heads = re.findall(r"<th( class=\"text\")?>(.*?)</th>", page)
+    assert ("", "public_<wbr>cap") in heads and (' class="text"', "set2") in heads
+    assert page.count('<td class="text">C3+<wbr>private+<wbr>public</td>') == 2
+    assert '<td class="text">C3</td>' in page and "<td>8</td>" in page  # numbers stay on one line

@@ -205,8 +205,10 @@ def test_the_data_script_holds_no_markup_and_parses_back(kind):
 @pytest.mark.parametrize("kind", list(PAGES))
 def test_the_page_has_the_elements_of_a_harmless_page_and_no_comment(kind):
     """Every payload stayed text: the page parses to exactly the elements (and four scripts) of the
-    same page built from harmless words."""
+    same page built from harmless words (but for ``<wbr>``, the break a table puts after a word's
+    "+", "/" or ",": a payload has more of them; it is void and takes no attribute)."""
     hostile, plain = elements(HOSTILE[kind]), elements(PAGES[kind]([words(k) for k in range(len(PAYLOADS))]))
+    hostile.tags.pop("wbr", None), plain.tags.pop("wbr", None)
     assert hostile.tags == plain.tags and hostile.tags["script"] == 4
     assert hostile.comments == [] and len(hostile.scripts) == 4
 

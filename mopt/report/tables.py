@@ -88,6 +88,23 @@ def cell(value, spec=None) -> str:
     return f"{float(value):.4g}"
 
 
+def breakable(text: str, marks: str = "") -> str:
+    """Escaped ``text`` that may break after its ``+``, ``/``, ``,`` and ``marks`` (``<wbr>``), so
+    that a long word such as a site set (or, in a header, a parameter's name) wraps in a narrow
+    column.
+
+    Examples
+    --------
+    >>> breakable("C3+private+public")
+    'C3+<wbr>private+<wbr>public'
+    >>> breakable("public_cap", "_")
+    'public_<wbr>cap'
+    """
+    for mark in ("+", "/", ",", *marks):
+        text = text.replace(mark, mark + "<wbr>")
+    return text
+
+
 def interval(row, objective: str, low: float | None = None) -> tuple[float, float]:
     """A row's interval of ``objective``: its ``_lo``/``_hi`` bounds, else mean ± 1.96 se; the
     lower bound cut at ``low`` (the least value the objective can take)."""
@@ -130,14 +147,18 @@ def html_table(rows: pd.DataFrame, result, labels: dict, formats, *, lead=(), ex
     tail += [e for e in extra if e[0] in rows.columns]
     head = [*lead, "design", *params, *(labels[o] for o in result.objectives), *(h for _, h, _ in tail)]
     # text columns wrap, numbers keep to one line: a first column that names the row (the choice;
-    # the style sheet's table.named) and what varies in a class
+    # the style sheet's table.named), the parameters that are words (a site set such as
+    # "C3+private+public" breaks after its "+") and what varies in a class
     wrap = {len(head) - len(tail) + k for k, (c, _, _) in enumerate(tail) if c == "varies"}
+    worded = {c for c in params if rows[c].map(lambda v: isinstance(v, str)).any()}
+    wrap |= {len(lead) + 1 + k for k, c in enumerate(params) if c in worded}
     out = ['<div class="table"><table class="named">' if lead else '<div class="table"><table>', "<thead><tr>",
-           *(f'<th class="text">{html.escape(h)}</th>' if k in wrap else f"<th>{html.escape(h)}</th>"
-             for k, h in enumerate(head)), "</tr></thead><tbody>"]
+           *(f'<th class="text">{breakable(html.escape(h), "_")}</th>' if k in wrap
+             else f"<th>{breakable(html.escape(h), '_')}</th>" for k, h in enumerate(head)), "</tr></thead><tbody>"]
     for _, row in rows.head(limit).astype(object).iterrows():  # each column keeps its type
         cells = [cell(row.get(c)) for c in lead]
-        cells += [cell(row["design"]), *(cell(row[c], formats.get(c)) for c in params)]
+        cells += [cell(row["design"]), *(breakable(cell(row[c], formats.get(c))) if c in worded
+                                         else cell(row[c], formats.get(c)) for c in params)]
         cells += [uncertain_cell(row, o, formats.get(o), lows.get(o)) for o in result.objectives]
         cells += [cell(row.get(c), spec) for c, _, spec in tail]
         out.append("<tr>" + "".join(f'<td class="text">{c}</td>' if k in wrap else f"<td>{c}</td>"
