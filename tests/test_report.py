@@ -86,18 +86,24 @@ def test_the_page_is_self_contained(tmp_path):
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
 
 
-def test_intervals_are_the_results_own_bounds_and_p_is_shown(tmp_path):
+def test_intervals_are_the_results_own_bounds_and_no_probability_is_shown(tmp_path):
+    # P(non-dominated) and P(correct selection) are posterior figures, not calibrated frequencies
+    # (the how-sure guide): the page shows the certified status instead (issue #33)
     result = with_uncertainty(plain_result(), [0.75, 0.5, 0.875, 0.125], [1, 3])
     text = render_report(result)
     ev = result.evaluations.set_index("design")
     f1 = ev.loc[1, "f1"]
-    # design 1's f1 as "mean [mean - 1, mean + 2]" (4 significant digits), and its P
+    # design 1's f1 as "mean [mean - 1, mean + 2]" (4 significant digits)
     assert f"{f1:.4g} <span class=\"ci\">[{f1 - 1:.4g}, {f1 + 2:.4g}]</span>" in text
-    assert "<td>0.50</td>" in text and "P(non-dominated)" in text
     assert "90% confidence intervals" in text  # info["uncertainty"]["level"]
-    assert "<td>0.625</td>" in text  # P(correct selection)
+    assert "<td>0.50</td>" not in text and "P(non-dominated)</th>" not in text
+    assert "<td>0.625</td>" not in text and "P(correct selection" not in text
     data = page_data(text)
-    assert data["has_p"] and data["columns"]["p_nondominated"] == [0.75, 0.5, 0.875, 0.125]
+    assert "p_nondominated" not in data["columns"] and "P(non-dominated)" not in data["hovertemplate"]
+    status = result.certified().set_index("design")["status"]
+    assert data["has_status"] and [data["columns"]["certified"][k] for k in range(4)] == [
+        status[d] for d in data["columns"]["design"]]
+    assert "certified (95 %): %{customdata[" in data["hovertemplate"]
     assert data["columns"]["f1_hi"][1] == pytest.approx(f1 + 2.0, rel=1e-4)
 
 
@@ -109,7 +115,7 @@ def test_an_older_result_shows_mean_pm_1_96_se_and_no_p(tmp_path):
     assert f"[{lo:.4g}, {hi:.4g}]" in text
     assert "mean ± 1.96 standard errors" in text and "P(non-dominated)</th>" not in text
     assert "no design is marked uncertain" in text
-    assert page_data(text)["has_p"] is False
+    assert "p_nondominated" not in page_data(text)["columns"]
 
 
 def test_uncertain_designs_most_uncertain_first():
@@ -411,14 +417,15 @@ def test_log_axes_are_the_results_or_the_callers_and_ticks_are_plain_numbers(mon
 
 
 def test_the_lead_and_the_run_table_say_the_same_about_the_intervals():
-    """A result with its own bounds and P(non-dominated) but no summary of the front's uncertainty
+    """A result with its own bounds but no summary of the front's uncertainty
     (mopt compare's ground truth): neither part claims it has no confidence bounds."""
     result = with_uncertainty(plain_result(), [0.75, 0.5, 0.875, 0.125], [])
     result = dataclasses.replace(result, info={k: v for k, v in result.info.items() if k != "uncertainty"})
     text = render_report(result)
-    words = "means with 95% confidence intervals (the result's own bounds); P(non-dominated) of each design"
+    words = ("means with 95% confidence intervals (the result's own bounds); each class certified "
+             "efficient, dominated or undecided at 95 %")
     assert f"Shown: {html.escape(words)}." in text and f"<th>intervals</th><td>{html.escape(words)}</td>" in text
-    assert "carries no" not in text and "not recorded (no P(correct selection)" in text
+    assert "carries no" not in text and "not recorded (no intervals of the result&#x27;s own)" in text
 
 
 def test_progress_panels_share_one_x_range_padded_past_the_last_budget():

@@ -5,7 +5,7 @@ notebook.
 network; or, with ``plotly_src``, loaded from one shared file beside it, :mod:`mopt.report.plotly_asset`),
 the evaluated designs once as columns of numbers, and a short script that draws from them
 the interactive frontier (every evaluated design a marker, the front highlighted and coloured by
-P(non-dominated), hover showing the design's parameters, means and interval), with three or more
+its certified status, hover showing the design's parameters, means, interval and status), with three or more
 objectives a scatter matrix and a parallel-coordinates view, and the progress curves; the tables
 (the front, the decisions, the static strategies, the certified sets, the run) are plain HTML. Axis
 titles and column headers are the family's objective labels and units
@@ -19,9 +19,10 @@ comment) and passed to plotly through :func:`mopt.report.data.plotly_text` (plot
 in labels as markup and ``%{…}`` as a template); ``tests/test_report_payloads.py`` checks every
 page kind with a corpus of payloads, in the text and in headless Chromium.
 
-Uncertainty: ``<objective>_lo`` / ``<objective>_hi`` and ``p_nondominated`` columns and
-``info["uncertainty"]`` when the result has them; otherwise (older results) means ± 1.96 standard
-errors and no P(non-dominated).
+Uncertainty: ``<objective>_lo`` / ``<objective>_hi`` columns and ``info["uncertainty"]`` when the
+result has them, otherwise (older results) means ± 1.96 standard errors; and the certified sets
+(:meth:`Result.certified <mopt.core.result.Result.certified>`). No page shows P(non-dominated): it
+is not a calibrated frequency (the how-sure guide); it only ranks the uncertain designs.
 
 :func:`repr_html` is the notebook view (``Result._repr_html_``): the front with its uncertainty as
 an HTML table, no JavaScript.
@@ -96,9 +97,9 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     cut = {labels[o]: low for o, low in lows.items() if (raw[o][0] < low).any()}  # the bounds the page cuts
     level = result.info.get("uncertainty", {}).get("level", 0.95) if isinstance(
         result.info.get("uncertainty"), dict) else 0.95
-    words = uncertainty_words(kind, level, "p_nondominated" in ev.columns, cut)
+    status = certified_status(result)  # certified once: the front's column, the plot and the certified sets
+    words = uncertainty_words(kind, level, status is not None, cut)
     uncertain_ids = uncertain_designs(result, ev.reset_index(drop=True))
-    status = certified_status(result)  # certified once: the front's column and the certified sets
     front, _ = front_rows(result, status=status)  # one row per class of equivalent designs
     classes = representatives(ev)
     classes = classes.assign(varies=result.classes.set_index("class")["varies"].reindex(
@@ -124,7 +125,8 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
         '<div id="frontier" class="plot"></div>',
         '<p class="note">' + ("Every evaluated design is on the front" if every else
                               "Every evaluated design is a marker; the front is highlighted")
-        + (", coloured by P(non-dominated)" if "p_nondominated" in ev.columns else "")
+        + ("; the front's certified efficient classes in green, its undecided ones in blue"
+           if status is not None else "")
         + ("; the static strategies are the open squares" if statics is not None and len(statics) else "")
         + "; hover for a design's parameters, means and interval. Drag to zoom, double-click to reset."
         + (f' The same frontier as a static figure: <a href="{h(figure)}">{h(Path(figure).name)}</a>.'
@@ -146,9 +148,9 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     parts += _certified_section(result, status, classes, table)
     parts += ["<h2>Uncertain designs</h2>",
               '<p class="note">Designs whose place on or off the front the replications do not settle '
-              "(most uncertain first). P(non-dominated) is a posterior probability under a flat prior: "
-              "measured, it is not a calibrated frequency (the how-sure guide); the certified sets carry "
-              "the guarantee.</p>" if len(uncertain) or "p_nondominated" in ev.columns
+              "(most uncertain first, ranked by the posterior probability of being non-dominated; "
+              "no probability is shown: measured, it is not a calibrated frequency, see the how-sure "
+              "guide). The certified sets carry the guarantee.</p>" if len(uncertain) or "p_nondominated" in ev.columns
               else '<p class="note">This result carries no P(non-dominated): no design is marked '
                    "uncertain.</p>",
               collapsed(table(uncertain), len(uncertain), "uncertain designs") if len(uncertain)
@@ -158,7 +160,7 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     parts += ["<h2>Run</h2>", run_table(result, problem, fam, words)]
     if text is not None:
         parts += ["<h2>Scenario</h2>", f"<pre class=\"scenario\">{h(text)}</pre>"]
-    data = page_data(result, labels, formats, chosen, progress, lows=lows, log=log, statics=statics)
+    data = page_data(result, labels, formats, chosen, progress, lows=lows, log=log, statics=statics, status=status)
     parts += ['<pre id="errors" hidden></pre>', f"<script>const REPORT = {data};</script>",
               f"<script>{PAGE_SCRIPT}</script>", "</body></html>"]
     return "\n".join(parts) + "\n"

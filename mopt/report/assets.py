@@ -91,16 +91,18 @@ PAGE_SCRIPT = r"""
                           x: pick(xName, rows), y: pick(yName, rows), customdata: hover(rows),
                           hovertemplate: R.hovertemplate, marker: marker}, extra || {});
   }
-  const frontMarker = {size: 9, color: '#d62728', line: {width: 1, color: '#222'}};
-  if (R.has_p) {
-    Object.assign(frontMarker, {color: pick('p_nondominated', R.front), cmin: 0, cmax: 1,
-                                colorscale: 'Viridis', colorbar: {title: {text: 'P(non-dominated)'}, len: 0.6}});
+  const frontMarker = colour => ({size: 9, color: colour, line: {width: 1, color: '#222'}});
+  const frontTrace = (rows, name, colour) => designs(rows, name, frontMarker(colour),
+    {error_x: errorBars(xName, rows), error_y: errorBars(yName, rows)});
+  const traces = [designs(rest, 'dominated', {size: 5, color: 'rgba(110,110,110,0.45)'})];
+  if (R.has_status) {  // the front by certified status (95 %): no probability is drawn
+    const sure = R.front.filter(i => C.certified[i] === 'efficient');
+    const open = R.front.filter(i => C.certified[i] !== 'efficient');
+    if (sure.length) traces.push(frontTrace(sure, 'Pareto front: certified efficient', '#1a9850'));
+    if (open.length) traces.push(frontTrace(open, 'Pareto front: undecided', '#4292c6'));
+  } else {
+    traces.push(frontTrace(R.front, 'Pareto front', '#d62728'));
   }
-  const traces = [
-    designs(rest, 'dominated', {size: 5, color: 'rgba(110,110,110,0.45)'}),
-    designs(R.front, 'Pareto front', frontMarker,
-            {error_x: errorBars(xName, R.front), error_y: errorBars(yName, R.front)}),
-  ];
   if (R.uncertain.length) {
     traces.push({type: scatter, mode: 'markers', name: 'uncertain', meta: 'overlay',
                  x: pick(xName, R.uncertain), y: pick(yName, R.uncertain), hoverinfo: 'skip',

@@ -138,9 +138,12 @@ def constant(ev: pd.DataFrame, columns) -> dict:
 
 
 def page_data(result, labels: dict, formats, chosen: dict, progress, *, lows: dict | None = None,
-              log=(), statics: pd.DataFrame | None = None) -> str:
+              log=(), statics: pd.DataFrame | None = None, status: pd.Series | None = None) -> str:
     """The JavaScript object the page script draws from (see :data:`mopt.report.assets.PAGE_SCRIPT`):
-    intervals cut at ``lows``, the objectives of ``log`` on log axes, the ``statics`` as markers."""
+    intervals cut at ``lows``, the objectives of ``log`` on log axes, the ``statics`` as markers,
+    each class's certified status (``status``, :func:`mopt.tables.certified_status`) in its hover
+    and the front's colours. No P(non-dominated): it is not a calibrated frequency (the how-sure
+    guide)."""
     ev = representatives(result.evaluations).reset_index(drop=True)  # a marker per class of equivalent designs
     objectives = list(result.objectives)
     params = parameters(result)
@@ -149,15 +152,16 @@ def page_data(result, labels: dict, formats, chosen: dict, progress, *, lows: di
     for o in objectives:
         columns[o] = ev[o]
         columns[f"{o}_lo"], columns[f"{o}_hi"] = bounds[o]
-    has_p = "p_nondominated" in ev.columns
-    if has_p:
-        columns["p_nondominated"] = ev["p_nondominated"]
+    has_status = status is not None
+    if has_status:
+        key = "class" if "class" in ev.columns else "design"
+        columns["certified"] = pd.Series(status.reindex(ev[key].to_numpy()).to_numpy(), index=ev.index)
     if "n_reps" in ev.columns:
         columns["n_reps"] = ev["n_reps"]
     front = (np.flatnonzero(pareto_mask(ev[objectives].to_numpy(dtype=float))) if len(ev)
              else np.array([], dtype=int))
     design_row = {int(d): i for i, d in enumerate(ev["design"].tolist())}
-    # the hover text: parameters, means [interval], P; d3 formats, numbers from customdata
+    # the hover text: parameters, means [interval], certified status; d3 formats, numbers from customdata
     hover = ["design"] + params + [c for o in objectives for c in (o, f"{o}_lo", f"{o}_hi")]
     lines = ["<b>design %{customdata[0]}</b>"]
     lines += [f"{plotly_text(p)} = %{{customdata[{k + 1}]}}" for k, p in enumerate(params)]
@@ -165,9 +169,9 @@ def page_data(result, labels: dict, formats, chosen: dict, progress, *, lows: di
         k = 1 + len(params) + 3 * j
         lines.append(f"{plotly_text(labels[o])}: %{{customdata[{k}]:,.4~g}} "
                      f"[%{{customdata[{k + 1}]:,.4~g}}, %{{customdata[{k + 2}]:,.4~g}}]")
-    if has_p:
-        hover.append("p_nondominated")
-        lines.append(f"P(non-dominated) = %{{customdata[{len(hover) - 1}]:.2f}}")
+    if has_status:
+        hover.append("certified")
+        lines.append(f"certified (95 %): %{{customdata[{len(hover) - 1}]}}")
     if (ev["n_designs"] > 1).any():  # classes of equivalent designs
         columns["n_designs"] = ev["n_designs"]
         hover.append("n_designs")
@@ -187,7 +191,7 @@ def page_data(result, labels: dict, formats, chosen: dict, progress, *, lows: di
         "param_labels": [plotly_text(p) for p in numeric],
         "front": front.tolist(),
         "uncertain": [design_row[d] for d in uncertain if d in design_row],
-        "has_p": has_p,
+        "has_status": has_status,
         "gl": len(ev) > GL_THRESHOLD,
         "hover_columns": hover,
         "hovertemplate": "<br>".join(lines) + "<extra>%{fullData.name}</extra>",

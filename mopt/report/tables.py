@@ -1,5 +1,5 @@
 """The report's HTML tables (:mod:`mopt.report`): numbers as the family formats them, each
-objective's mean with its interval, P(non-dominated); the run's description; the decisions."""
+objective's mean with its interval, the certified status; the run's description; the decisions."""
 
 from __future__ import annotations
 
@@ -128,8 +128,8 @@ def uncertain_cell(row, objective: str, spec=None, low: float | None = None) -> 
 def html_table(rows: pd.DataFrame, result, labels: dict, formats, *, lead=(), extra=(),
                 limit: int = TABLE_ROWS, lows: dict | None = None, skip=()) -> str:
     """An HTML table of design ``rows``: the ``lead`` columns, the design, its parameters, each
-    objective's mean and interval (cut at ``lows``, :func:`objective_lows`), P(non-dominated),
-    ``n_reps``, then the ``extra`` columns (``(column, header, format)`` each); none of the
+    objective's mean and interval (cut at ``lows``, :func:`objective_lows`), the certified status
+    (no P(non-dominated): not a calibrated frequency), ``n_reps``, then the ``extra`` columns (``(column, header, format)`` each); none of the
     columns named in ``skip``. Wrapped in a ``<div class="table">`` that scrolls sideways by itself
     if it must, never the page."""
     if len(rows) == 0:
@@ -137,8 +137,6 @@ def html_table(rows: pd.DataFrame, result, labels: dict, formats, *, lead=(), ex
     lows = lows or {}
     params = [c for c in parameters(result) if c in rows.columns]
     tail = [(c, c, None) for c in ("n_reps",) if c in rows.columns and c not in skip]
-    if "p_nondominated" in rows.columns and "p_nondominated" not in skip:
-        tail.insert(0, ("p_nondominated", "P(non-dominated)", "{:.2f}"))
     if "certified" in rows.columns:
         tail.insert(0, ("certified", "certified (95 %)", None))
     if "n_designs" in rows.columns and (rows["n_designs"] > 1).any():  # classes of equivalent designs
@@ -178,20 +176,22 @@ def collapsed(table: str, n_rows: int, what: str) -> str:
     return f"<details><summary>{n_rows:,} {html.escape(what)} (show the table)</summary>{table}</details>"
 
 
-def uncertainty_words(kind: str, level: float, has_p: bool, cut: dict) -> str:
-    """What the report's intervals and probabilities are, in one sentence (the lead and the run
+def uncertainty_words(kind: str, level: float, certified: bool, cut: dict) -> str:
+    """What the report's intervals and certainties are, in one sentence (the lead and the run
     table say the same): ``kind`` and ``level`` of the intervals (:func:`intervals`), whether each
-    design has a P(non-dominated), and ``cut`` (objective label -> least value) the bounds cut there.
+    class has a certified status (:meth:`Result.certified <mopt.core.result.Result.certified>`),
+    and ``cut`` (objective label -> least value) the bounds cut there. No probability is named:
+    P(non-dominated) is not a calibrated frequency (the how-sure guide), so no page prints it.
 
     Examples
     --------
     >>> uncertainty_words("se", 0.95, False, {})
-    'each mean ± 1.96 standard errors (≈95%); no P(non-dominated)'
+    'each mean ± 1.96 standard errors (≈95%)'
     """
     words = {"ci": f"means with {level:.0%} confidence intervals (the result's own bounds)",
              "se": "each mean ± 1.96 standard errors (≈95%)",
              "": "means without an interval (one replication)"}[kind]
-    words += "; P(non-dominated) of each design" if has_p else "; no P(non-dominated)"
+    words += "; each class certified efficient, dominated or undecided at 95 %" if certified else ""
     if cut:
         words += ("; intervals cut at the least value an objective can take ("
                   + ", ".join(f"{o} ≥ {v:g}" for o, v in cut.items()) + ")")
@@ -212,7 +212,7 @@ def versions() -> dict:
 
 def run_table(result, problem, fam, uncertainty: str = "") -> str:
     """The run: method, budget, seed, replications, designs, what the intervals are
-    (``uncertainty``, :func:`uncertainty_words`) and the uncertainty summary, the method's other
+    (``uncertainty``, :func:`uncertainty_words`) and the uncertainty's level, the method's other
     scalar extras, versions."""
     info = result.info
     budget = info.get("budget")
@@ -230,16 +230,13 @@ def run_table(result, problem, fam, uncertainty: str = "") -> str:
         rows.append(("intervals", uncertainty))
     u = info.get("uncertainty")
     if isinstance(u, dict):
-        for key, words, spec in (("level", "confidence level", "{:.0%}"),
-                                 ("p_correct_selection", "P(correct selection of the front)", "{:.3f}"),
-                                 ("expected_false_in", "expected designs wrongly on the front", "{:.2f}"),
-                                 ("expected_false_out", "expected designs wrongly off the front", "{:.2f}"),
-                                 ("resamples", "resamples", "{:,}")):
+        # no P(correct selection) nor the expected designs wrongly on or off the front: posterior
+        # figures that are not calibrated frequencies (the how-sure guide); result.json keeps them
+        for key, words, spec in (("level", "confidence level", "{:.0%}"), ("resamples", "resamples", "{:,}")):
             if isinstance(u.get(key), int | float):
                 rows.append((words, spec.format(u[key])))
     else:
-        rows.append(("uncertainty of the front", "not recorded (no P(correct selection) or expected "
-                                                 "designs wrongly on or off the front)"))
+        rows.append(("uncertainty of the front", "not recorded (no intervals of the result's own)"))
     shown = {"budget", "uncertainty", "family"}
     for key, value in info.items():  # the method's and the command's own scalar extras
         if key not in shown and isinstance(value, str | int | float | bool) and len(str(value)) < 300:
@@ -251,8 +248,8 @@ def run_table(result, problem, fam, uncertainty: str = "") -> str:
 
 
 def decisions_table(result, chosen: dict, labels, formats, lows: dict | None = None) -> str:
-    """The rows that utilities chose, with P(best) and the runner-up where given (no ``n_reps`` and
-    P(non-dominated): the front's table has them)."""
+    """The rows that utilities chose, with P(best) and the runner-up where given (no ``n_reps``:
+    the front's table has them)."""
     rows, missing = [], []
     for label, row in chosen.items():
         if row is None:
@@ -260,7 +257,7 @@ def decisions_table(result, chosen: dict, labels, formats, lows: dict | None = N
             continue
         rows.append({"choice": label, **{k: row[k] for k in row.index}})
     table = html_table(pd.DataFrame(rows), result, labels, formats, lead=("choice",), lows=lows,
-                        skip=("n_reps", "p_nondominated"),
+                        skip=("n_reps",),
                         extra=(("utility", "utility", None), ("p_best", "P(best)", "{:.2f}"),
                                ("runner_up", "runner-up", None)))
     for label in missing:

@@ -51,7 +51,7 @@ def test_the_report_shows_the_users_seed_the_budgets_and_the_derived_seed_as_a_d
     assert "–" not in rows.values()
     # the lead and the run table say the same about the intervals; nothing claims there are none
     words = rows["intervals"]
-    assert words.startswith("means with 95% confidence intervals") and "P(non-dominated) of each design" in words
+    assert words.startswith("means with 95% confidence intervals") and "certified efficient, dominated or undecided" in words
     assert f"Shown: {html.escape(words)}." in text and "carries no" not in text
     progress = json.loads(re.search(r"const REPORT = (\{.*?\});</script>", text, re.S).group(1))["progress"]
     assert progress["x_range"][0] < 289 and progress["x_range"][1] > 1650
