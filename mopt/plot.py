@@ -29,10 +29,16 @@ from mopt.core.moved import moved_names
 from mopt.core.set_writer import atomic_write
 
 __all__ = ["plot_frontier", "save_figure", "plain_log_ticks", "plain_number", "PlainLogFormatter", "method_label", "label_points",
-           "objective_columns", "interval_errors", "P_NONDOMINATED", "p_nondominated_cmap"]
+           "objective_columns", "interval_errors", "P_NONDOMINATED", "p_nondominated_cmap", "CERTIFIED",
+           "with_status", "objective_lows"]
 
 #: the column of ``Result.evaluations`` that holds each design's probability of being non-dominated
 P_NONDOMINATED = "p_nondominated"
+#: the column of a class's certified status (:meth:`Result.certified <mopt.core.result.Result.certified>`)
+CERTIFIED = "certified"
+#: status -> the colour of its designs in a figure, and the words of the legend
+STATUS_COLOURS = {"efficient": "#1a9850", "undecided": "#4292c6", "dominated": "#bdbdbd"}
+STATUS_WORDS = {"efficient": "certified efficient", "undecided": "undecided", "dominated": "certified dominated"}
 #: its colorbar's label
 P_NONDOMINATED_LABEL = "P(non-dominated)"
 
@@ -250,8 +256,10 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
               line: bool = True, intervals: str | None = "front", uncertain=(),
               sampled_alpha: float = 0.25, noun: str = "designs", legend_labels: bool = True,
               lows: dict | None = None):
-    """Draw one panel of objectives ``x`` against ``y`` into ``ax``: every evaluated design (shaded
-    by P(non-dominated) when ``evaluations`` has the column, faint grey otherwise), the front
+    """Draw one panel of objectives ``x`` against ``y`` into ``ax``: every evaluated design
+    (coloured by its certified status when ``evaluations`` has the column ``certified``, see
+    :func:`with_status`; else shaded by P(non-dominated) when it has that column; faint grey
+    otherwise), the front
     (highlighted markers, joined by a line if ``line``: the line is for the eye only, the frontier
     is discrete) and confidence intervals (:func:`interval_errors`) of the rows ``intervals``
     selects (``"front"``: the front and the designs listed in ``uncertain``; ``"all"``; None),
@@ -259,11 +267,18 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
 
     Returns the scatter of the evaluated designs when it is shaded (for a colorbar), else None.
     """
-    shaded = P_NONDOMINATED in evaluations.columns and evaluations[P_NONDOMINATED].notna().any()
+    by_status = CERTIFIED in evaluations.columns and evaluations[CERTIFIED].notna().any()
+    shaded = not by_status and P_NONDOMINATED in evaluations.columns and evaluations[P_NONDOMINATED].notna().any()
     label = (lambda text: text) if legend_labels else (lambda text: "_nolegend_")
     mappable = None
     if len(evaluations):
-        if shaded:
+        if by_status:  # each class by its certified status (95 %): no probability is drawn
+            for status, colour in STATUS_COLOURS.items():
+                rows = evaluations[evaluations[CERTIFIED] == status]
+                if len(rows):
+                    ax.scatter(rows[x], rows[y], s=16, color=colour, edgecolors="0.35", linewidths=0.3,
+                               zorder=1, label=label(f"{STATUS_WORDS[status]} {noun} ({len(rows)})"))
+        elif shaded:
             mappable = ax.scatter(evaluations[x], evaluations[y], c=evaluations[P_NONDOMINATED],
                                   cmap=p_nondominated_cmap(), vmin=0.0, vmax=1.0, s=16,
                                   edgecolors="0.55", linewidths=0.3, zorder=1,
@@ -271,7 +286,7 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
         else:
             ax.scatter(evaluations[x], evaluations[y], s=12, color="0.45", alpha=sampled_alpha,
                        linewidths=0, label=label(f"evaluated {noun} ({len(evaluations)})"), zorder=1)
-    color = "black" if shaded else "C0"  # the front: black rings around shaded points, else blue
+    color = "black" if shaded or by_status else "C0"  # the front: black rings around coloured points, else blue
     bars = _bar_rows(evaluations, front, intervals, uncertain)
     lows = lows or {}
     xerr, yerr = interval_errors(bars, x, low=lows.get(x)), interval_errors(bars, y, low=lows.get(y))
@@ -285,6 +300,26 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
                 markersize=7 if shaded else 4.5, markerfacecolor="none" if shaded else color,
                 markeredgewidth=1.1, label=label(f"Pareto frontier ({len(front)})"), zorder=3)
     return mappable
+
+
+def with_status(evaluations: pd.DataFrame, status) -> pd.DataFrame:
+    """``evaluations`` with each design's certified status (``status``: a Series by class, or by
+    design without a ``class`` column, as :func:`mopt.tables.certified_status` gives it) in a
+    ``certified`` column and without ``p_nondominated``: a figure drawn from it colours the
+    designs by their status (a guarantee) rather than by a probability that is not a calibrated
+    frequency (the how-sure guide). ``status`` None: ``evaluations`` unchanged.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"design": [0, 1], "p_nondominated": [0.9, 0.2]})
+    >>> with_status(ev, pd.Series(["efficient", "undecided"], index=[0, 1])).columns.tolist()
+    ['design', 'certified']
+    """
+    if status is None:
+        return evaluations
+    key = "class" if "class" in evaluations.columns else "design"
+    out = evaluations.drop(columns=[P_NONDOMINATED], errors="ignore")
+    return out.assign(**{CERTIFIED: status.reindex(out[key].to_numpy()).to_numpy()})
 
 
 def objective_lows(family, objectives) -> dict:

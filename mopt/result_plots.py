@@ -2,7 +2,8 @@
 
 :func:`plot_result` (also :meth:`Result.plot <mopt.core.result.Result.plot>`) draws one panel for
 two objectives and, for three or more, a matrix of pairwise panels (the lower triangle): every
-evaluated design, shaded by P(non-dominated) when the result carries it, the Pareto front
+evaluated design, coloured by its class's certified status (:meth:`Result.certified
+<mopt.core.result.Result.certified>`) when the result has standard errors, the Pareto front
 highlighted in every panel, and 95% confidence intervals as error bars. :func:`plot_parallel` draws
 parallel coordinates: each design a line over its objectives, normalised to the range seen.
 
@@ -26,8 +27,11 @@ from matplotlib.lines import Line2D
 from mopt.core.classes import representatives
 from mopt.core.errors import InputError
 from mopt.plot import (
+    CERTIFIED,
     P_NONDOMINATED,
     P_NONDOMINATED_LABEL,
+    STATUS_COLOURS,
+    STATUS_WORDS,
     axis_label,
     draw_chosen,
     draw_pair,
@@ -38,6 +42,7 @@ from mopt.plot import (
     plot_frontier,
     resolve_family,
     style_axes,
+    with_status,
 )
 
 __all__ = ["plot_result", "plot_parallel"]
@@ -46,9 +51,11 @@ __all__ = ["plot_result", "plot_parallel"]
 def _prepare(result, family, objectives, caption):
     """``(family, objectives, caption, evaluations, front)`` of a figure of ``result``: the
     family (argument or ``result.info``), the objectives drawn, the caption (default: the run's)."""
+    from mopt.tables import certified_status
+
     caption = _caption(result) if caption is None else caption
     return (_family_of(result, family), _objectives(result, objectives), caption,
-            representatives(result.evaluations), result.front)
+            with_status(representatives(result.evaluations), certified_status(result)), result.front)
 
 
 def _family_of(result, family):
@@ -106,8 +113,10 @@ def plot_result(
     column and row and labelled once, at the left and at the bottom; the legend sits in the empty
     upper triangle. One objective: against the design index.
 
-    In every panel: the evaluated designs, shaded by P(non-dominated) with a colorbar when
-    ``result.evaluations`` has the column ``p_nondominated`` (faint grey otherwise); the front,
+    In every panel: the evaluated designs, coloured by their class's certified status at 95 %
+    (:meth:`Result.certified <mopt.core.result.Result.certified>`: certified efficient, undecided,
+    certified dominated) when the result has standard errors (faint grey otherwise; no
+    P(non-dominated), which is not a calibrated frequency); the front,
     highlighted (joined by a line when the result has two objectives only: a front on more
     objectives, seen on two, is no line); 95% confidence intervals as error bars, from
     ``<objective>_lo``/``<objective>_hi`` when present, else ±1.96 standard errors; the ``chosen``
@@ -170,7 +179,11 @@ def plot_result(
 
 def _plot_matrix(result, family, names, *, chosen, log, intervals, title, caption) -> Figure:
     """The lower triangle of pairwise panels (see :func:`plot_result`)."""
-    ev, front = representatives(result.evaluations), result.front  # a point per class of equivalent designs
+    from mopt.tables import certified_status
+
+    # a point per class of equivalent designs, coloured by its certified status
+    ev = with_status(representatives(result.evaluations), certified_status(result))
+    front = result.front
     n = len(names) - 1
     side = 2.9 * n + 1.4
     fig = Figure(figsize=(side + 0.9, side), layout="constrained")
@@ -232,8 +245,9 @@ def plot_parallel(
     """Parallel coordinates of ``result``: one vertical axis per objective, each evaluated design a
     line through its means, normalised per objective to the range seen (0 the lowest, i.e. the best,
     1 the highest; each axis is annotated with the real values at both ends). The front is drawn
-    in colour over the other designs, with its 95% confidence intervals as error bars; the other
-    designs are shaded by P(non-dominated) when the result carries it (faint grey otherwise).
+    in colour over the other designs, with its 95% confidence intervals as error bars; every
+    design's line is coloured by its class's certified status at 95 % when the result has
+    standard errors (faint grey otherwise).
 
     Parameters are those of :func:`plot_result` (any number of objectives, two or more).
 
@@ -277,11 +291,19 @@ def plot_parallel(
         return (np.asarray(means, dtype=float) - low) / span + np.where(high > low, 0.0, 0.5)
 
     xs = np.arange(len(names), dtype=float)
-    shaded = P_NONDOMINATED in ev.columns and ev[P_NONDOMINATED].notna().any()
+    by_status = CERTIFIED in ev.columns and ev[CERTIFIED].notna().any()
+    shaded = not by_status and P_NONDOMINATED in ev.columns and ev[P_NONDOMINATED].notna().any()
+    handles = []
     if len(ev):
         segments = [np.column_stack([xs, row]) for row in scaled(values)]
         lines = LineCollection(segments, linewidths=0.8, zorder=1)
-        if shaded:
+        if by_status:  # each class by its certified status: no probability is drawn
+            status = ev[CERTIFIED].to_numpy()
+            lines.set_color([STATUS_COLOURS.get(v, "0.45") for v in status])
+            lines.set_alpha(0.6)
+            handles = [Line2D([], [], color=STATUS_COLOURS[v], lw=0.8, label=f"{STATUS_WORDS[v]} {noun} ({k})")
+                       for v in STATUS_COLOURS if (k := int((status == v).sum()))]
+        elif shaded:
             lines.set_array(ev[P_NONDOMINATED].to_numpy(dtype=float))
             lines.set_cmap(p_nondominated_cmap())
             lines.set_clim(0.0, 1.0)
@@ -291,8 +313,8 @@ def plot_parallel(
         ax.add_collection(lines)
         if shaded:
             fig.colorbar(lines, ax=ax, label=P_NONDOMINATED_LABEL, shrink=0.9)
-    handles = [Line2D([], [], color="0.45" if not shaded else p_nondominated_cmap()(0.5), lw=0.8,
-                      label=f"evaluated {noun} ({len(ev)})")]
+    handles = handles or [Line2D([], [], color="0.45" if not shaded else p_nondominated_cmap()(0.5), lw=0.8,
+                                 label=f"evaluated {noun} ({len(ev)})")]
     if len(front):
         pts = scaled(front[names])
         for row in pts:

@@ -150,16 +150,39 @@ def test_intervals_come_from_lo_and_hi_else_from_the_standard_error():
     assert _errorbars(_pairs(plot_result(two, intervals=None))[0]) == []
 
 
-def test_p_nondominated_shades_the_points_with_a_labelled_colorbar():
+def test_a_results_figure_colours_the_designs_by_certified_status_and_draws_no_probability():
+    # P(non-dominated) is not a calibrated frequency (the how-sure guide): front.png shows the
+    # certified status instead, as the printouts and report.html do (issue #33)
+    from matplotlib.colors import to_rgba
+
+    from mopt.plot import STATUS_COLOURS
+
     result = _with_uncertainty(_result(names=KOALA))
+    status = result.certified().set_index("design")["status"]
     fig = plot_result(result, family="koala")
-    (bar,) = _colorbars(fig)
-    assert bar.get_ylabel() == "P(non-dominated)"
+    assert _colorbars(fig) == []
     for ax in _pairs(fig):
-        (points,) = [c for c in ax.collections if c.get_array() is not None]
-        assert points.get_array().tolist() == [0.9, 0.6, 0.95, 0.02] and points.get_clim() == (0.0, 1.0)
+        drawn = [c for c in ax.collections if c.get_label().startswith(("certified", "undecided", "_nolegend_"))
+                 and len(c.get_offsets()) and c.get_array() is None and len(c.get_facecolors()) == 1]
+        colours = {tuple(to_rgba(STATUS_COLOURS[s])) for s in status}
+        assert {tuple(c.get_facecolors()[0]) for c in drawn} >= colours
+        assert sum(len(c.get_offsets()) for c in drawn) >= len(status)
+    (legend,) = [ax.get_legend_handles_labels()[1] for ax in _pairs(fig)[:1]]
+    counts = status.value_counts()
+    words = {"efficient": "certified efficient", "undecided": "undecided", "dominated": "certified dominated"}
+    noun = get_family("koala").noun[0]
+    for name, k in counts.items():
+        assert f"{words[name]} {noun} ({k})" in legend
     two = dataclasses.replace(result, objectives=KOALA[:2])
-    assert len(_colorbars(plot_result(two))) == 1 and len(_pairs(plot_result(two))) == 1
+    assert _colorbars(plot_result(two)) == [] and len(_pairs(plot_result(two))) == 1
+
+
+def test_plot_frontier_given_p_nondominated_itself_still_shades_by_it():
+    ev = _with_uncertainty(_result(names=KOALA)).evaluations
+    fig = plot_frontier(ev, ev.iloc[:3], x=KOALA[0], y=KOALA[1])
+    (bar,) = [ax for ax in fig.axes if ax.get_ylabel() == "P(non-dominated)"]
+    (points,) = [c for c in fig.axes[0].collections if c.get_array() is not None]
+    assert points.get_array().tolist() == [0.9, 0.6, 0.95, 0.02] and points.get_clim() == (0.0, 1.0)
 
 
 def test_plot_parallel_draws_a_line_per_design_and_highlights_the_front():
@@ -168,14 +191,20 @@ def test_plot_parallel_draws_a_line_per_design_and_highlights_the_front():
     ax = fig.axes[0]
     labels = [t.get_text().replace("\n", " ") for t in ax.get_xticklabels()]
     assert labels == [get_family("koala").label(o) for o in KOALA]
-    (designs,) = [c for c in ax.collections if isinstance(c, LineCollection) and c.get_array() is not None]
-    assert len(designs.get_segments()) == 4
+    (designs,) = [c for c in ax.collections if isinstance(c, LineCollection) and len(c.get_segments()) == 4]
+    status = result.certified().set_index("design")["status"]  # coloured by status, no probability
+    from matplotlib.colors import to_rgba
+
+    from mopt.plot import STATUS_COLOURS
+
+    assert [tuple(c[:3]) for c in designs.get_colors()] == [
+        tuple(to_rgba(STATUS_COLOURS[status[d]])[:3]) for d in result.evaluations["design"]]
     front_lines = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
     assert len(front_lines) == 3  # designs 0, 1, 2
     # normalised to the range of the means and the front's intervals: the ends are 0 and 1
     ys = np.array([ln.get_ydata() for ln in front_lines])
     assert ys.min() >= 0.0 and ys.max() <= 1.0
-    assert len(_errorbars(ax)) == 3 and len(_colorbars(fig)) == 1
+    assert len(_errorbars(ax)) == 3 and len(_colorbars(fig)) == 0
     with pytest.raises(mopt.InputError, match="two objectives or more"):
         plot_parallel(result, objectives=["public_cost"])
 
@@ -224,9 +253,11 @@ def test_legends_say_evaluated_not_sampled():
         return [t.get_text() for leg in [*(ax.get_legend() for ax in fig.axes), *fig.legends] if leg
                 for t in leg.get_texts()]
 
-    for fig in (plot_frontier(ev, ev.iloc[:2], family="koala"), plot_parallel(result, family="koala")):
-        texts = legends(fig)
-        assert f"evaluated {noun} ({len(ev)})" in texts and not any("sampled" in t for t in texts), texts
+    texts = legends(plot_frontier(ev, ev.iloc[:2], family="koala"))
+    assert f"evaluated {noun} ({len(ev)})" in texts and not any("sampled" in t for t in texts), texts
+    texts = legends(plot_parallel(result, family="koala"))  # by certified status: every design counted once
+    counted = [int(t.rsplit("(", 1)[1].rstrip(")")) for t in texts if f" {noun} (" in t]
+    assert sum(counted) == len(ev) and not any("sampled" in t for t in texts), texts
 
 
 @pytest.mark.parametrize("names", [KOALA, KOALA[:2]])

@@ -55,9 +55,10 @@ def run(args) -> int:
     import pandas as pd
 
     import mopt
+    from mopt.core.classes import representatives
     from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
     from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
-    from mopt.plot import plot_frontier, save_figure
+    from mopt.plot import plot_frontier, save_figure, with_status
     from mopt.tables import (
         HOW_SURE_FORMATS,
         certified_status,
@@ -132,7 +133,7 @@ def run(args) -> int:
     print(format_table(shown, ["name", "makespan", "cost", "dominated_by_frontier"], FAMILY.formats))
 
     fig = plot_frontier(
-        result.evaluations, front,
+        with_status(representatives(result.evaluations), status), front,
         chosen={k: v for k, v in chosen.items() if v is not None}, statics=statics,
         xscale="log" if "makespan" in DEMO_LOG else "linear", yscale="log" if "cost" in DEMO_LOG else "linear",
         family="expert",
