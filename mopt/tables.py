@@ -175,12 +175,16 @@ def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, t
         if row is None or row.get("p_best") is None or not row["p_best"] < below or row.get("runner_up") is None:
             continue
         runner = int(row["runner_up"])
-        more = replications_needed(ev, result.objectives, utilities[label], position[int(row["design"])],
-                                   position[runner], target=target)
+        from mopt.core.risk import resampled
+
+        more = replications_needed(ev, resampled(ev, result.objectives, utilities[label]), utilities[label],
+                                   position[int(row["design"])], position[runner], target=target)
         pair = ev.iloc[[position[int(row["design"])], position[runner]]]
         tied = np.ptp(np.asarray(utilities[label](pair), dtype=float)) == 0
         need = ("the two tie at the current means (the tie-break chose); more replications of the two may "
                 "never part them under common random numbers" if tied
+                else "how many more replications would settle it cannot be estimated: a constraint is in doubt "
+                     "for one of the two (it holds in some resamples, not in others)" if np.isnan(more)
                 else "the runner-up does not trail at the current means" if not np.isfinite(more)
                 else f"about {int(more)} more replications of each of the two are expected to bring p_best to {target:g} "
                      "(a two-design estimate: a lower bound when others compete)")

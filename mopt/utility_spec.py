@@ -23,6 +23,8 @@ UTILITY_FUNCTIONS = {
     "within_budget": utility.within_budget,
     "by_deadline": utility.by_deadline,
     "U": utility.U,
+    "quantile": utility.quantile,
+    "cvar": utility.cvar,
 }
 _MAX_LENGTH = 500
 
@@ -58,7 +60,11 @@ def parse_utility(spec: str) -> utility.Utility:
     spec : str
         A call such as ``minimize(makespan)``, ``product(makespan, cost)``,
         ``weighted(makespan=1, cost=3600)``, ``within_budget(cost, 1.0, then=makespan)``,
-        ``by_deadline(makespan, 20000, then=cost)`` or ``U(alpha=1, beta=1)``.
+        ``by_deadline(makespan, 20000, then=cost)``, ``U(alpha=1, beta=1)``; under risk
+        (estimated from the replications, :mod:`mopt.core.risk`)
+        ``within_budget(cost, 1.0, then=makespan, probability=0.9)`` (optionally
+        ``confidence=0.95``), ``by_deadline(makespan, 8000, then=cost, probability=0.9)``,
+        ``quantile(makespan, 0.95)`` or ``cvar(makespan, 0.9)``.
 
     Raises
     ------
@@ -73,7 +79,7 @@ def parse_utility(spec: str) -> utility.Utility:
     >>> parse_utility("__import__('os')")
     Traceback (most recent call last):
     ...
-    mopt.core.errors.InputError: utility "__import__('os')": '__import__' is not a utility; use one of minimize, product, weighted, within_budget, by_deadline, U.
+    mopt.core.errors.InputError: utility "__import__('os')": '__import__' is not a utility; use one of minimize, product, weighted, within_budget, by_deadline, U, quantile, cvar.
     """
     if not isinstance(spec, str):
         raise TypeError(f"'utility' spec must be a string; got {type(spec).__name__}.")

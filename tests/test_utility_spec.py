@@ -84,9 +84,11 @@ def test_utility_unknown_or_repeated_keyword(fn, kw, repeated):
         params = {
             "minimize": {"obj"},
             "product": {"a", "b"},
-            "within_budget": {"cost", "limit", "then"},
-            "by_deadline": {"time", "limit", "then"},
+            "within_budget": {"cost", "limit", "then", "probability", "confidence"},
+            "by_deadline": {"time", "limit", "then", "probability", "confidence"},
             "U": {"alpha", "beta", "kappa", "utilisation", "slowdown"},
+            "quantile": {"obj", "q"},
+            "cvar": {"obj", "q"},
         }
         assume(fn != "weighted" and kw not in params[fn])
         parse_bad(f"{fn}({kw}=1)", repr(kw))

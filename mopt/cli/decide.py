@@ -12,12 +12,22 @@ def add_parser(sub) -> None:
         description="Print the row of a result directory (written by 'frontier' or 'demo') that each "
                     "utility prefers.  SPEC is a call such as 'minimize(makespan)', "
                     "'product(makespan, cost)', 'weighted(makespan=1, cost=3600)', "
-                    "'within_budget(cost, 1.0, then=makespan)', 'by_deadline(makespan, 20000, then=cost)'.",
+                    "'within_budget(cost, 1.0, then=makespan)', 'by_deadline(makespan, 20000, then=cost)'; "
+                    "under risk, estimated from each design's replications: "
+                    "'by_deadline(makespan, 8000, then=cost, probability=0.9)' (a chance constraint; "
+                    "confidence=0.95 reads it at that confidence), 'quantile(makespan, 0.95)', "
+                    "'cvar(makespan, 0.9)'.",
     )
     decide.add_argument("directory", metavar="DIR")
     decide.add_argument("--utility", action="append", default=[], metavar="SPEC",
                         help="a utility (repeat for several; default: those of the result's problem "
                              "family, e.g. min of each objective and their product)")
+    decide.add_argument("--journal", default=None, metavar="FILE",
+                        help="the run's journal: a utility under risk reads each design's replications "
+                             "from it (default: simulate them again from the run's scenario and seed)")
+    decide.add_argument("--scenario", default=None, metavar="SCENARIO.toml",
+                        help="the run's scenario file, to simulate the replications again (default: the "
+                             "one DIR/result.json names)")
     decide.set_defaults(func=run)
 
 
@@ -47,6 +57,18 @@ def run(args) -> int:
             utilities[u.name] = u
     else:  # the defaults of the family that wrote the result (any objectives)
         utilities = family.default_utilities(objectives)
+    risky = [u for u in utilities.values() if getattr(u, "risk", ())]
+    shown_risk = []
+    if risky:  # the quantities under risk, from each design's replications
+        from mopt.cli.replay import _problem
+        from mopt.core.risk import risk_terms, with_risk
+
+        problem = None if args.journal is not None and args.scenario is None else _problem(args, result)[0]
+        result = with_risk(result, risky, problem=problem, journal=args.journal)
+        shown_risk = [c for t in risk_terms(risky) for c in (t.column, *(
+            [t.lower_column] if t.confidence is not None else []), *(
+            [t.certainty_column] if t.probability is not None else []))]
+        shown_risk = list(dict.fromkeys(shown_risk))
     chosen = choose(result, utilities)
     heading = front_heading(result, "designs", result.front).removeprefix("Pareto frontier: ")
     print(f"{args.directory}: {heading} on the Pareto frontier (method {result.method}, seed {result.seed}).")
@@ -54,9 +76,15 @@ def run(args) -> int:
     if certainty:
         print(certainty)
     sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
-    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *sure],
-                       {"p_best": "{:.2f}", "runner_up": "count", **family.formats},
-                       errors=with_errors(result)))
+    print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *shown_risk, *sure],
+                       {"p_best": "{:.2f}", "runner_up": "count", **family.formats,
+                        **{c: "{:.3f}" for c in shown_risk if c.startswith(("P(", "certainty"))}},
+                       errors=[*with_errors(result), *(c for c in shown_risk if f"{c}_se" in result.evaluations)]))
+    if shown_risk:
+        print(f"Under risk, from each design's replications ({'the journal' if args.journal else 'simulated again from the run'}"
+              "'s seed): P(x <= b) the fraction of replications within b; a quantile the inverted-CDF sample "
+              "quantile; cvar the mean of the worst 1 - q; 'lower C' the Clopper-Pearson bound at confidence C; "
+              "'certainty' the posterior probability (Jeffreys' prior) that the chance constraint holds.")
     if sure:
         print("p_best: the probability that the design is the utility's true best, from the designs' "
               "means and standard errors (a posterior probability, not a calibrated frequency); "

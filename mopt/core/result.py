@@ -176,9 +176,12 @@ class Result:
         values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
         values["utility"] = float(scores.iloc[k])
         if all(f"{o}_se" in ev.columns for o in self.objectives):  # how sure (mopt.core.uncertainty)
+            from mopt.core.risk import resampled
             from mopt.core.uncertainty import p_best
 
-            values["p_best"], values["runner_up"] = p_best(ev, self.objectives, utility, int(k))
+            # a utility under risk reads estimates from the replications: resampled from their own
+            # standard errors as the means are
+            values["p_best"], values["runner_up"] = p_best(ev, resampled(ev, self.objectives, utility), utility, int(k))
         return pd.Series(values, dtype=object, name=ev.index[k])
 
     def replay(self, design: int, rep: int, problem=None, journal=None):

@@ -25,7 +25,8 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_number
 
-__all__ = ["generic_utilities", "Utility", "minimize", "product", "weighted", "within_budget", "by_deadline", "U"]
+__all__ = ["generic_utilities", "Utility", "minimize", "product", "weighted", "within_budget", "by_deadline", "U",
+           "quantile", "cvar"]
 
 
 class Utility:
@@ -37,11 +38,14 @@ class Utility:
     """
 
     def __init__(self, name: str, columns: tuple[str, ...], fn: Callable[[pd.DataFrame], pd.Series], *,
-                 arrays: bool = False):
+                 arrays: bool = False, risk: tuple = ()):
         self.name = name
         self.columns = columns
         self._fn = fn
         self.arrays = bool(arrays)
+        #: the risk terms (:class:`mopt.core.risk.RiskTerm`) whose columns the utility reads:
+        #: estimated from each design's replications (:func:`mopt.core.risk.with_risk`)
+        self.risk = tuple(risk)
 
     def score_arrays(self, columns: dict) -> np.ndarray:
         """Scores of the rows given as ``columns`` (name -> 1-D float array); needs ``arrays=True``."""
@@ -52,6 +56,13 @@ class Utility:
 
     def __call__(self, df: pd.DataFrame) -> pd.Series:
         missing = [c for c in self.columns if c not in df.columns]
+        risky = [c for c in missing if any(c in t.columns() for t in self.risk)]
+        if risky:
+            raise InputError(
+                f"utility {self.name} reads {risky[0]!r}, estimated from each design's replications, which the "
+                "results do not hold: add it with mopt.core.risk.with_risk(result, [utility], problem=... or "
+                "journal=...) (mopt decide: --journal FILE, or the run's scenario simulated again)."
+            )
         if missing:
             raise InputError(
                 f"utility {self.name} needs column(s) {missing}; the results have {list(df.columns)}."
@@ -89,27 +100,80 @@ def weighted(**weights: float) -> Utility:
     return Utility(f"weighted({label})", tuple(w), lambda df: sum(v * df[k] for k, v in w.items()), arrays=True)
 
 
-def within_budget(cost: str, limit: float, then: str) -> Utility:
-    """"Work within a budget": the best ``then`` among rows with ``cost <= limit`` (others score inf)."""
-    return _best_within("within_budget", "cost", cost, limit, then)
+def within_budget(cost: str, limit: float, then: str, probability: float | None = None,
+                  confidence: float | None = None) -> Utility:
+    """"Work within a budget": the best ``then`` among rows with ``cost <= limit`` (others score inf).
+
+    With ``probability`` a chance constraint instead (decisions under risk, :mod:`mopt.core.risk`):
+    the rows whose replications keep ``cost <= limit`` with at least that probability, estimated
+    (``P(cost <= limit)``, the fraction of replications within the limit); with ``confidence``
+    too, the rows whose Clopper–Pearson lower bound of it at that confidence is at least
+    ``probability``. Such a utility reads columns estimated from the replications
+    (:func:`mopt.core.risk.with_risk`).
+
+    Examples
+    --------
+    >>> within_budget("cost", 1.0, then="makespan", probability=0.9).name
+    'within_budget(P(cost <= 1) >= 0.9, then=makespan)'
+    """
+    return _best_within("within_budget", "cost", cost, limit, then, probability, confidence)
 
 
-def by_deadline(time: str, limit: float, then: str) -> Utility:
-    """"Finish in time": the best ``then`` among rows with ``time <= limit`` (others score inf)."""
-    return _best_within("by_deadline", "time", time, limit, then)
+def by_deadline(time: str, limit: float, then: str, probability: float | None = None,
+                confidence: float | None = None) -> Utility:
+    """"Finish in time": the best ``then`` among rows with ``time <= limit`` (others score inf);
+    ``probability`` and ``confidence`` as for :func:`within_budget` (a chance constraint:
+    ``P(time <= limit) >= probability``)."""
+    return _best_within("by_deadline", "time", time, limit, then, probability, confidence)
 
 
-def _best_within(label: str, parameter: str, column: str, limit: float, then: str) -> Utility:
-    """The best ``then`` among rows with ``column <= limit`` (others score inf); ``parameter``
-    names ``column`` in errors."""
+def _best_within(label: str, parameter: str, column: str, limit: float, then: str,
+                 probability: float | None = None, confidence: float | None = None) -> Utility:
+    """The best ``then`` among rows with ``column <= limit`` (others score inf), or with
+    ``P(column <= limit) >= probability`` (at ``confidence``); ``parameter`` names ``column`` in errors."""
     column, then = _name(column, parameter), _name(then, "then")
     limit = check_number("limit", limit)
+    if probability is None:
+        if confidence is not None:
+            raise InputError("'confidence' goes with 'probability' (a chance constraint); got no 'probability'.")
+        return Utility(
+            f"{label}({column} <= {limit:g}, then={then})",
+            (column, then),
+            lambda df: np.where(df[column] <= limit, df[then], math.inf),
+            arrays=True,
+        )
+    from mopt.core.risk import RiskTerm
+
+    term = RiskTerm("probability", column, limit, probability=probability, confidence=confidence)
+    read = term.column if confidence is None else term.lower_column
+    p = float(probability)
+    at = "" if confidence is None else f" at {confidence:g}"
     return Utility(
-        f"{label}({column} <= {limit:g}, then={then})",
-        (column, then),
-        lambda df: np.where(df[column] <= limit, df[then], math.inf),
-        arrays=True,
+        f"{label}({term.column} >= {p:g}{at}, then={then})",
+        (read, then),
+        lambda df: np.where(np.asarray(df[read], dtype=float) >= p, df[then], math.inf),
+        arrays=True, risk=(term,),
     )
+
+
+def quantile(obj: str, q: float) -> Utility:
+    """Minimise the ``q``-quantile of an objective's distribution over the replications, e.g.
+    ``quantile("makespan", 0.95)``: a bad case, not the average (:mod:`mopt.core.risk`)."""
+    return _risk_measure("quantile", obj, q)
+
+
+def cvar(obj: str, q: float) -> Utility:
+    """Minimise the CVaR at ``q`` of an objective: the mean of its worst ``1 - q`` outcomes over
+    the replications, e.g. ``cvar("makespan", 0.9)`` (:mod:`mopt.core.risk`)."""
+    return _risk_measure("cvar", obj, q)
+
+
+def _risk_measure(kind: str, obj: str, q: float) -> Utility:
+    from mopt.core.risk import RiskTerm
+
+    term = RiskTerm(kind, _name(obj, "obj"), check_number("q", q, low=0, high=1, low_open=True, high_open=True))
+    column = term.column
+    return Utility(column, (column,), lambda df: df[column], arrays=True, risk=(term,))
 
 
 def U(alpha: float = 1.0, beta: float = 1.0, kappa: float = 100.0, *,
