@@ -469,6 +469,11 @@ def resolve_utility(problem, utility):
     if not callable(utility):
         raise InputError(f"'utility' must be None, an objective name or a callable (DataFrame -> Series); "
                          f"got {utility!r}.")
+    if getattr(utility, "risk", ()):
+        raise InputError(f"'utility' {utility.name} reads estimates from each design's replications (a "
+                         "chance constraint, a quantile or a CVaR); the search methods take a utility of the "
+                         "means only: search with one (e.g. the same constraint on the mean), then choose under "
+                         "risk (mopt decide, mopt.core.risk.with_risk).")
     return utility
 
 

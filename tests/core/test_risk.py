@@ -180,3 +180,10 @@ def test_decide_on_the_expert_grid_a_chance_constraint_against_the_mean(tmp_path
     ev = risky.evaluations
     ok = ev[ev["P(makespan <= 8000)"] >= 0.9]
     assert chosen["cost"] == ok["cost"].min()  # the cheapest that keeps the deadline 9 times in 10
+
+
+@pytest.mark.parametrize("method", ["ocba", "screen"])
+def test_a_search_method_refuses_a_utility_under_risk_in_one_line(method):
+    prob = mopt.NormalProblem([[1.0, 2.0], [2.0, 1.0]], n_reps=3)
+    with pytest.raises(InputError, match=r"^'utility' quantile\(f1, 0.9\) reads estimates from each design's"):
+        mopt.solve(prob, method, budget=60, seed=1, utility=parse_utility("quantile(f1, 0.9)"))
