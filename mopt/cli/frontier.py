@@ -35,14 +35,35 @@ def add_parser(sub, run_options) -> None:
                           help="then B more replications where they can change the front (MOCBA on "
                                "the designs not surely on or off it); prints the undecided classes "
                                "before and after")
-    frontier.add_argument("--refine-target", choices=("front", "undecided"), default="front",
-                          help="with --refine: 'front' (the designs not dominated beyond doubt) or "
-                               "'undecided' (the classes the certified sets leave undecided at 95%%)")
+    frontier.add_argument("--refine-target", type=refine_target, default="front", metavar="TARGET",
+                          help="with --refine: 'front' (the designs not dominated beyond doubt), "
+                               "'undecided' (the classes the certified sets leave undecided at 95%%), or a "
+                               "utility with a chance constraint, e.g. 'by_deadline(makespan, 8000, "
+                               "then=cost, probability=0.9)' (the designs whose constraint is undecided)")
     frontier.add_argument("--estimate", action="store_true",
                           help="print the run's replications, memory and time (timed on a short pilot "
                                "of its first replications) and stop, simulating nothing else; "
                                "MOPT_MAX_TIME (e.g. 2h) refuses a run estimated to take longer")
     frontier.set_defaults(func=run)
+
+
+def refine_target(text: str) -> str:
+    """``--refine-target``: 'front', 'undecided' or a utility spec with a chance constraint."""
+    import argparse
+
+    if text in ("front", "undecided"):
+        return text
+    from mopt.core.errors import InputError
+    from mopt.utility_spec import parse_utility
+
+    try:
+        u = parse_utility(text) if "(" in text else None
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
+    if u is None or not any(t.probability is not None for t in u.risk):
+        raise argparse.ArgumentTypeError(f"must be 'front', 'undecided' or a utility with a chance constraint "
+                                         f"(probability=...); got {text!r}")
+    return text
 
 
 def run(args) -> int:
@@ -128,7 +149,9 @@ def run(args) -> int:
                                      progress=progress(args), target=args.refine_target)
                 r = result.info["refine"]
                 say(f"refined: {r['spent']} more replications on {r['designs']} designs ({r['classes']} classes, "
-                    f"target {r['target']}); undecided classes {r['undecided_before']} -> {r['undecided_after']}")
+                    f"target {r['target']}); undecided classes {r['undecided_before']} -> {r['undecided_after']}"
+                    + (f"; designs whose chance constraint is undecided {r['constraint_undecided_before']} -> "
+                       f"{r['constraint_undecided_after']}" if "constraint_undecided_before" in r else ""))
     except InputError as exc:
         if args.budget is None and str(exc).startswith("'budget'"):  # the scenario's budget
             raise InputError(f"{scenario.path}: [run] {exc}") from None

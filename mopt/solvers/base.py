@@ -446,7 +446,7 @@ def progress_bar(progress, budget: int, name: str):
                 mininterval=0.1 if tty else 10.0)
 
 
-def resolve_utility(problem, utility):
+def resolve_utility(problem, utility, *, risk: bool = False):
     """The utility that reduces ``problem``'s objectives to one score (lower is better).
 
     None means: the objective itself for one objective, the product of all objectives for several
@@ -461,19 +461,28 @@ def resolve_utility(problem, utility):
         return Utility("product(" + ", ".join(objectives) + ")", objectives,
                        lambda df: np.prod([np.asarray(df[c], dtype=float) for c in objectives], axis=0),
                        arrays=True)
-    if isinstance(utility, str):
+    if isinstance(utility, str) and "(" in utility:  # a spec, as mopt decide takes it (scenario files: [run] options)
+        from mopt.utility_spec import parse_utility
+
+        utility = parse_utility(utility)
+        unknown = [c for c in (*utility.columns, *(t.objective for t in utility.risk))
+                   if c not in objectives and not any(c in t.columns() for t in utility.risk)]
+        if unknown:
+            raise InputError(f"'utility' {utility.name} reads {unknown[0]!r}, which is not an objective of the "
+                             f"problem ({', '.join(objectives)}).")
+    elif isinstance(utility, str):
         if utility not in objectives:
-            raise InputError(f"'utility' must be an objective name {list(objectives)} or a callable; "
-                             f"got {utility!r}.")
+            raise InputError(f"'utility' must be an objective name {list(objectives)}, a utility such as "
+                             f"'product(a, b)', or a callable; got {utility!r}.")
         return minimize(utility)
     if not callable(utility):
         raise InputError(f"'utility' must be None, an objective name or a callable (DataFrame -> Series); "
                          f"got {utility!r}.")
-    if getattr(utility, "risk", ()):
+    if getattr(utility, "risk", ()) and not risk:
         raise InputError(f"'utility' {utility.name} reads estimates from each design's replications (a "
-                         "chance constraint, a quantile or a CVaR); the search methods take a utility of the "
-                         "means only: search with one (e.g. the same constraint on the mean), then choose under "
-                         "risk (mopt decide, mopt.core.risk.with_risk).")
+                         "chance constraint, a quantile or a CVaR); of the search methods only 'ocba' takes one: "
+                         "search with it, or with a utility of the means (e.g. the same constraint on the mean) "
+                         "and then choose under risk (mopt decide, mopt.core.risk.with_risk).")
     return utility
 
 

@@ -319,7 +319,9 @@ class OCBA(Sequential):
 
     Options: ``n0`` initial replications per design (≥ 2, to estimate variances; None: see
     :class:`Sequential`), ``delta`` replications per round (None: max(10, n_designs // 10)),
-    ``utility`` (None: the objective, or the product of all objectives), ``sample`` (None: every
+    ``utility`` (None: the objective, or the product of all objectives; a utility under risk, a
+    chance constraint, a quantile or a CVaR of :mod:`mopt.core.risk`, is scored on each design's
+    risk estimates, :mod:`mopt.solvers.risk_scores`), ``sample`` (None: every
     design, or above the enumeration limit a sample sized by the budget; else that many drawn
     uniformly, see :class:`Sequential`).  ``info["best"]`` is the
     design selected (lowest utility of the means).
@@ -333,14 +335,20 @@ class OCBA(Sequential):
         return max(10, self._k(problem) // 10) if d is None else check_reps("delta", d)
 
     def min_budget(self, problem):
-        resolve_utility(problem, self.options["utility"])
+        resolve_utility(problem, self.options["utility"], risk=True)
         return super().min_budget(problem)
 
     def _ask(self, state: SearchState):
         problem = state.problem
         if state.spent == 0:
             self._designs = self._candidates(state)
-            self._stats = ScoreStats(problem, resolve_utility(problem, self.options["utility"]), self._designs)
+            utility = resolve_utility(problem, self.options["utility"], risk=True)
+            if getattr(utility, "risk", ()):  # a chance constraint, a quantile, a CVaR: ours
+                from mopt.solvers.risk_scores import RiskScoreStats
+
+                self._stats = RiskScoreStats(problem, utility, self._designs)
+            else:
+                self._stats = ScoreStats(problem, utility, self._designs)
             return [(self._designs, self._n0(problem, state.budget))]
         add = min(self._delta(problem), state.remaining)
         if add <= 0:

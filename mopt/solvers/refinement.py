@@ -62,11 +62,14 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
         double P(correct selection) for the budget of 35 more replications of every design).
         ``"auto"``: equal where the designs' replications are correlated (a mean correlation above
         :data:`CRN_CORRELATION`), else MOCBA.
-    target : {"front", "undecided"}, default "front"
+    target : {"front", "undecided"} or a utility with a chance constraint, default "front"
         Which designs get the replications: ``"front"``, the front and every design not dominated
         beyond doubt (:func:`mopt.core.uncertainty.screen`); ``"undecided"``, the classes that
         :meth:`Result.certified` at ``level`` leaves undecided (neither certified efficient nor
-        dominated), so that more of them get decided.
+        dominated), so that more of them get decided; a utility (or its spec) with
+        ``probability=`` (:mod:`mopt.core.risk`), the designs whose chance constraint is
+        undecided at ``level`` (its one-sided Clopper–Pearson bounds straddle the probability),
+        in equal shares (``info["refine"]`` adds ``constraint_undecided_before`` and ``_after``).
     level : float, default 0.95
         The certification level of ``target="undecided"``.
     executor, journal, progress
@@ -101,11 +104,22 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
     if tuple(problem.objectives) != tuple(result.objectives):
         raise InputError(f"'problem' has objectives {tuple(problem.objectives)}; the result's are "
                          f"{tuple(result.objectives)}.")
-    if target not in ("front", "undecided"):
-        raise InputError(f"'target' must be 'front' or 'undecided'; got {target!r}.")
+    chance = _chance_target(target)
+    if chance is None and target not in ("front", "undecided"):
+        raise InputError(f"'target' must be 'front', 'undecided' or a utility with a chance constraint "
+                         f"(e.g. 'within_budget(cost, 1.0, then=makespan, probability=0.9)'); got {target!r}.")
     objectives = list(result.objectives)
     means = ev[objectives].to_numpy(dtype=float)
-    if target == "undecided":
+    if chance is not None:  # the designs whose chance constraints are neither sure to hold nor to fail
+        from mopt.core.risk import replications
+
+        before_samples = replications(result, problem=problem, journal=journal)
+        maybe = np.array([_constraint_undecided(chance, before_samples[int(d)], objectives, level)
+                          for d in ev["design"].tolist()])
+        if not maybe.any():
+            raise InputError(f"no design's chance constraint is undecided at level {level:g}: nothing to refine.")
+        allocation = "equal"
+    elif target == "undecided":
         sets = result.certified(level)
         undecided = sets.loc[sets["status"] == "undecided", "class"]
         key = ev["class"] if "class" in ev.columns else ev["design"]
@@ -172,12 +186,48 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
                        "p_correct_selection_before": before,
                        "p_correct_selection_after": uncertainty["p_correct_selection"],
                        "resimulated": int(have.sum()) - int(reused)}}
+    if chance is not None:
+        info["refine"]["target"] = str(target if isinstance(target, str) else target.name)
+        info["refine"]["constraint_undecided_before"] = int(maybe.sum())
+        info["refine"]["constraint_undecided_after"] = int(sum(
+            _constraint_undecided(chance, state.samples[int(d)], objectives, level) for d in designs))
     if all(f"{o}_se" in ev.columns for o in objectives) and "n_reps" in ev.columns:  # the certified sets
         certified = certified_sets(merged, objectives, level)["status"]
         info["refine"]["undecided_before"] = int((result.certified(level)["status"] == "undecided").sum())
         info["refine"]["undecided_after"] = int((certified == "undecided").sum())
     return Result(method=result.method, seed=result.seed, n_evals=int(result.n_evals) + int(spent),
                   objectives=tuple(result.objectives), evaluations=merged, info=info)
+
+
+def _chance_target(target):
+    """The chance-constraint terms of a ``target`` utility (a spec or a Utility), or None when
+    ``target`` is not one."""
+    if isinstance(target, str) and "(" in target:
+        from mopt.utility_spec import parse_utility
+
+        target = parse_utility(target)
+    terms = [t for t in getattr(target, "risk", ()) if t.kind == "probability" and t.probability is not None]
+    if getattr(target, "risk", ()) and not terms:
+        raise InputError(f"'target' {target.name} has no chance constraint (a probability= to reach): "
+                         "refine targets the designs whose constraint is undecided.")
+    return terms or None
+
+
+def _constraint_undecided(terms, x: np.ndarray, objectives, level: float) -> bool:
+    """Whether some chance constraint ``P(objective <= b) >= p`` of ``terms`` is neither sure to
+    hold nor sure to fail on replications ``x``: the one-sided Clopper-Pearson bounds at ``level``
+    straddle ``p`` (ours)."""
+    from scipy import special
+
+    for t in terms:
+        values = x[:, list(objectives).index(t.objective)]
+        values = values[~np.isnan(values)]
+        n, k = len(values), int(np.count_nonzero(values <= t.level))
+        lower = float(special.betaincinv(k, n - k + 1, 1 - level)) if k > 0 else 0.0
+        upper = float(special.betaincinv(k + 1, n - k, level)) if k < n else 1.0
+        if lower < t.probability <= upper:
+            return True
+    return False
 
 
 def _classes(merged, ev, samples) -> np.ndarray:

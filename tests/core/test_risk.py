@@ -182,8 +182,81 @@ def test_decide_on_the_expert_grid_a_chance_constraint_against_the_mean(tmp_path
     assert chosen["cost"] == ok["cost"].min()  # the cheapest that keeps the deadline 9 times in 10
 
 
-@pytest.mark.parametrize("method", ["ocba", "screen"])
+@pytest.mark.parametrize("method", ["screen", "oo"])
 def test_a_search_method_refuses_a_utility_under_risk_in_one_line(method):
     prob = mopt.NormalProblem([[1.0, 2.0], [2.0, 1.0]], n_reps=3)
     with pytest.raises(InputError, match=r"^'utility' quantile\(f1, 0.9\) reads estimates from each design's"):
         mopt.solve(prob, method, budget=60, seed=1, utility=parse_utility("quantile(f1, 0.9)"))
+
+
+def _steady_or_cheap():
+    # cost: A 0.9 (sd 0.05), B 0.7 (sd 0.4), C 0.95 (sd 0.02); makespan 5, 4, 6 (sd 0.5)
+    # P(cost <= 1): 0.977, 0.773, 0.994: on the mean B is the fastest within budget, under
+    # P(cost <= 1) >= 0.9 it is A
+    return mopt.NormalProblem([[0.9, 5.0], [0.7, 4.0], [0.95, 6.0]], sd=[[0.05, 0.5], [0.4, 0.5], [0.02, 0.5]],
+                              objectives=["cost", "makespan"], n_reps=10)
+
+
+def test_ocba_searches_under_a_chance_constraint():
+    prob = _steady_or_cheap()
+    on_mean = mopt.solve(prob, "ocba", budget=600, seed=1, utility="within_budget(cost, 1.0, then=makespan)")
+    on_risk = mopt.solve(prob, "ocba", budget=600, seed=1,
+                         utility="within_budget(cost, 1.0, then=makespan, probability=0.9)")
+    assert on_mean.info["best"] == 1 and on_risk.info["best"] == 0
+    assert on_risk.info["utility"] == "within_budget(P(cost <= 1) >= 0.9, then=makespan)"
+    n = on_risk.evaluations.set_index("design")["n_reps"]
+    assert n.sum() == 600 and n[0] > 10  # replications went beyond n0 where the choice is made
+
+
+def test_ocba_under_risk_is_the_same_whatever_the_executor():
+    from concurrent.futures import ProcessPoolExecutor
+
+    prob = _steady_or_cheap()
+    spec = "within_budget(cost, 1.0, then=makespan, probability=0.9)"
+    alone = mopt.solve(prob, "ocba", budget=300, seed=7, utility=spec)
+    with ProcessPoolExecutor(2) as pool:
+        pooled = mopt.solve(prob, "ocba", budget=300, seed=7, utility=spec, executor=pool, batch_size=7)
+    assert alone.evaluations.equals(pooled.evaluations)
+
+
+def test_a_scenario_files_ocba_takes_a_utility_under_risk(tmp_path, capsys):
+    text = REFERENCE.read_text(encoding="utf-8")
+    head, _, _ = text.partition("[run]")
+    scenario = tmp_path / "risky.toml"
+    scenario.write_text(head + '[run]\nmethod = "ocba"\nn_reps = 10\nseed = 1\nbudget = 3000\n'
+                        'options = { n0 = 5, utility = "by_deadline(makespan, 8000, then=cost, probability=0.9)" }\n',
+                        encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["frontier", str(scenario), "--out", str(out), "--quiet"]) == 0
+    result = mopt.Result.read_csv(out)
+    assert result.info["utility"] == "by_deadline(P(makespan <= 8000) >= 0.9, then=cost)"
+    bad = tmp_path / "bad.toml"
+    bad.write_text(head + '[run]\nmethod = "ocba"\noptions = { utility = "quantile(speed, 0.9)" }\n', encoding="utf-8")
+    assert main(["frontier", str(bad), "--out", str(tmp_path / "bad"), "--quiet"]) == 2
+    assert "'speed', which is not an objective" in capsys.readouterr().err
+
+
+def test_refine_spends_where_a_chance_constraint_is_undecided():
+    # P(cost <= 1): A 0.977, B 0.773, C 0.994; at 10 replications whether A and B keep 0.9 is open
+    prob = _steady_or_cheap()
+    first = mopt.solve(prob, "exhaustive", seed=3)
+    spec = "within_budget(cost, 1.0, then=makespan, probability=0.9)"
+    surer = mopt.refine(first, prob, 600, target=spec)
+    r = surer.info["refine"]
+    assert r["target"] == spec and r["constraint_undecided_before"] >= 1
+    assert r["constraint_undecided_after"] < r["constraint_undecided_before"]
+    got = surer.evaluations.set_index("design")["n_reps"] - first.evaluations.set_index("design")["n_reps"]
+    assert got.sum() == r["spent"] > 0
+    with pytest.raises(InputError, match="has no chance constraint"):
+        mopt.refine(first, prob, 10, target="quantile(cost, 0.9)")
+
+
+def test_frontier_refines_where_a_chance_constraint_is_undecided(tmp_path, capsys):
+    spec = "by_deadline(makespan, 8000, then=cost, probability=0.9)"
+    assert main(["frontier", str(REFERENCE), "--out", str(tmp_path / "o"), "--quiet", "--refine", "600",
+                 "--refine-target", spec]) == 0
+    line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("refined:")][0]
+    before, after = (int(v) for v in line.rsplit("undecided ", 1)[1].split(" -> "))
+    assert f"target {spec}" in line and after < before
+    assert main(["frontier", str(REFERENCE), "--refine", "10", "--refine-target", "quantile(cost, 0.5)"]) == 2
+    assert "a utility with a chance constraint" in capsys.readouterr().err
