@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.pareto import pareto_mask
@@ -59,6 +58,9 @@ def rank_and_crowding(F) -> tuple[np.ndarray, np.ndarray]:
     ([0, 0, 0, 1, 2], [inf, 2.0, inf, inf, inf])
     """
     F = np.asarray(F, dtype=float)
+    # pymoo on first use: its import is slow
+    from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
+
     rank = NonDominatedSorting().do(F, return_rank=True)[1].astype(np.int64)
     crowding = np.zeros(len(F))
     for r in np.unique(rank):

@@ -18,8 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pymoo.operators.survival.rank_and_crowding.metrics import calc_crowding_distance
-from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
 
 from mopt.core.errors import InputError, check_int
 from mopt.core.problem import check_reps
@@ -30,6 +28,9 @@ __all__ = ["OO", "rough_order"]
 
 
 def _layers(F: np.ndarray) -> list[np.ndarray]:
+    # pymoo on first use: its import is slow
+    from pymoo.util.nds.non_dominated_sorting import NonDominatedSorting
+
     return NonDominatedSorting().do(np.asarray(F, dtype=float), sort_by_objectives=False)
 
 
@@ -40,6 +41,8 @@ def rough_order(F, utility_scores_=None) -> np.ndarray:
     if utility_scores_ is not None or F.shape[1] == 1:
         key = np.asarray(utility_scores_ if utility_scores_ is not None else F[:, 0], dtype=float)
         return np.lexsort((np.arange(len(key)), np.where(np.isnan(key), np.inf, key)))
+    from pymoo.operators.survival.rank_and_crowding.metrics import calc_crowding_distance
+
     order = []
     for layer in _layers(F):
         layer = np.sort(layer)
