@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -56,14 +55,13 @@ def _one_launch_at_a_time(fn):
 def needs_compilation() -> bool:
     """Whether the batch kernels have no numba cache yet (their first call will compile them).
 
-    Looks for the cache index files of :func:`_throughput_range` and :func:`_tail_blocks`; on a
-    numba without those internals it answers False (nothing is said, nothing breaks).
+    Looks for the cache index files of :func:`_throughput_range` and :func:`_tail_blocks`
+    (:func:`mopt._numba_cache.needs_compilation`); on a numba without those internals it answers
+    False (nothing is said, nothing breaks).
     """
-    try:
-        paths = [kernel._cache._cache_file._index_path for kernel in (_throughput_range, _tail_blocks)]
-    except AttributeError:
-        return False
-    return not all(os.path.exists(path) for path in paths)
+    from mopt._numba_cache import needs_compilation as missing
+
+    return missing(_throughput_range, _tail_blocks)
 
 
 def _in_threads(kernel, n_items, *args):
