@@ -177,8 +177,11 @@ def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, t
         runner = int(row["runner_up"])
         from mopt.core.risk import resampled
 
-        more = replications_needed(ev, resampled(ev, result.objectives, utilities[label]), utilities[label],
-                                   position[int(row["design"])], position[runner], target=target)
+        columns = resampled(ev, result.objectives, utilities[label])
+        if columns is None:
+            continue
+        more = replications_needed(ev, columns, utilities[label], position[int(row["design"])], position[runner],
+                                   target=target)
         pair = ev.iloc[[position[int(row["design"])], position[runner]]]
         tied = np.ptp(np.asarray(utilities[label](pair), dtype=float)) == 0
         need = ("the two tie at the current means (the tie-break chose); more replications of the two may "

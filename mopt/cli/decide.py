@@ -81,9 +81,9 @@ def run(args) -> int:
                         **{c: "{:.3f}" for c in shown_risk if c.startswith(("P(", "certainty"))}},
                        errors=[*with_errors(result), *(c for c in shown_risk if f"{c}_se" in result.evaluations)]))
     if shown_risk:
-        print(f"Under risk, from each design's replications ({'the journal' if args.journal else 'simulated again from the run'}"
-              "'s seed): P(x <= b) the fraction of replications within b; a quantile the inverted-CDF sample "
-              "quantile; cvar the mean of the worst 1 - q; 'lower C' the Clopper-Pearson bound at confidence C; "
+        source = "read from the journal" if args.journal else "simulated again from the run's seed"
+        print(f"Under risk, from each design's replications ({source}): P(x <= b) the fraction of "
+              "replications within b; a quantile the inverted-CDF sample quantile; cvar the mean of the worst 1 - q; 'lower C' the Clopper-Pearson bound at confidence C; "
               "'certainty' the posterior probability (Jeffreys' prior) that the chance constraint holds.")
     if sure:
         print("p_best: the probability that the design is the utility's true best, from the designs' "

@@ -181,7 +181,9 @@ class Result:
 
             # a utility under risk reads estimates from the replications: resampled from their own
             # standard errors as the means are
-            values["p_best"], values["runner_up"] = p_best(ev, resampled(ev, self.objectives, utility), utility, int(k))
+            columns = resampled(ev, self.objectives, utility)
+            values["p_best"], values["runner_up"] = ((None, None) if columns is None else
+                                                     p_best(ev, columns, utility, int(k)))
         return pd.Series(values, dtype=object, name=ev.index[k])
 
     def replay(self, design: int, rep: int, problem=None, journal=None):

@@ -424,8 +424,9 @@ def replications_needed(evaluations: pd.DataFrame, objectives, utility, chosen: 
     deviation over normal resamples of the two designs' means, n replications each become n'
     with z_target * s * sqrt(n / n') = d (standard errors shrink as 1/sqrt(n)). 0 when the
     pair is already that sure; inf when the chosen design does not lead (d <= 0) or has no
-    standard error; NaN when a resample makes one of the two infeasible (a constraint in doubt:
-    the normal approximation says nothing then).
+    standard error; NaN when a resample makes the chosen design infeasible (a constraint in doubt:
+    the normal approximation says nothing then; a resample that makes the runner-up infeasible
+    counts as a win and leaves the spread).
 
     Examples
     --------
@@ -449,18 +450,15 @@ def replications_needed(evaluations: pd.DataFrame, objectives, utility, chosen: 
     frame = sub.iloc[np.tile(np.arange(2), resamples)].reset_index(drop=True)  # one take, not B concats
     frame[objectives] = normal_resamples(means, ses, rng, resamples).reshape(-1, len(objectives))
     s = np.asarray(utility(frame), dtype=float).reshape(resamples, 2)
-    with np.errstate(invalid="ignore"):  # inf - inf where a resample makes both infeasible
-        diff = s[:, 1] - s[:, 0]
-    if not np.isfinite(diff).all():  # a resample made a design infeasible (a constraint in doubt): no estimate
-        return math.nan if d > 0 else math.inf
-    sd = float(np.std(diff))
     if not d > 0:
         return math.inf
-    if sd == 0:
+    if not np.isfinite(s[:, 0]).all():  # a resample made the chosen design infeasible (a constraint in doubt)
+        return math.nan
+    finite = np.isfinite(s[:, 1])  # a resample that makes the runner-up infeasible is a win: not in the spread
+    sd = float(np.std(s[finite, 1] - s[finite, 0])) if finite.any() else 0.0
+    if sd == 0 or not math.isfinite(d):
         return 0.0
     factor = (float(norm_ppf(target)) * sd / d) ** 2
-    if not math.isfinite(factor):  # a resample made a design infeasible (a constraint in doubt): no estimate
-        return math.nan
     return float(max(0.0, math.ceil(n * factor - n)))
 
 

@@ -355,7 +355,8 @@ class OCBA(Sequential):
             return []
         self._stats.update(state)
         s = self._stats
-        return requests(self._designs, ocba_allocation(s.mean, s.var, add, current=s.n))
+        means = getattr(s, "alloc_mean", s.mean)  # under risk: an undecided constraint keeps a design in play
+        return requests(self._designs, ocba_allocation(means, s.var, add, current=s.n))
 
     def _info(self, state: SearchState):
         self._stats.update(state)

@@ -69,7 +69,8 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
         dominated), so that more of them get decided; a utility (or its spec) with
         ``probability=`` (:mod:`mopt.core.risk`), the designs whose chance constraint is
         undecided at ``level`` (its one-sided Clopper–Pearson bounds straddle the probability),
-        in equal shares (``info["refine"]`` adds ``constraint_undecided_before`` and ``_after``).
+        in equal shares (``info["refine"]`` adds ``constraint_undecided_before`` and ``_after``;
+        without a journal the designs' replications are simulated twice, once to find them).
     level : float, default 0.95
         The certification level of ``target="undecided"``.
     executor, journal, progress
@@ -118,6 +119,9 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
                           for d in ev["design"].tolist()])
         if not maybe.any():
             raise InputError(f"no design's chance constraint is undecided at level {level:g}: nothing to refine.")
+        if allocation == "mocba":
+            raise InputError("'allocation' 'mocba' allocates for the front; a chance-constraint target is refined "
+                             "in equal shares: give allocation='auto' or 'equal'.")
         allocation = "equal"
     elif target == "undecided":
         sets = result.certified(level)

@@ -26,7 +26,7 @@ X = [float(v) for v in range(1, 11)]  # 1, 2, ..., 10
 def test_a_probability_by_hand():
     e = estimate(RiskTerm("probability", "t", 3.0, probability=0.25, confidence=0.95), X)
     assert e["P(t <= 3)"] == 0.3
-    assert e["P(t <= 3)_se"] == pytest.approx(math.sqrt(0.3 * 0.7 / 10))
+    assert e["P(t <= 3)_se"] == pytest.approx(stats.beta.std(3.5, 7.5), rel=1e-12)  # Jeffreys' posterior sd
     # Jeffreys' posterior Beta(3.5, 7.5): P(P >= 0.25); Clopper-Pearson: Beta(3, 8)'s 5 % quantile
     assert e["certainty P(t <= 3) >= 0.25"] == pytest.approx(stats.beta.sf(0.25, 3.5, 7.5), rel=1e-12)
     assert e["P(t <= 3) lower 0.95"] == pytest.approx(stats.beta.ppf(0.05, 3, 8), rel=1e-10)
@@ -35,6 +35,7 @@ def test_a_probability_by_hand():
 def test_clopper_pearson_at_k_equal_n_is_the_closed_form():
     e = estimate(RiskTerm("probability", "t", 100.0, confidence=0.95), X)
     assert e["P(t <= 100)"] == 1.0 and e["P(t <= 100) lower 0.95"] == pytest.approx(0.05 ** (1 / 10))
+    assert e["P(t <= 100)_se"] > 0.02  # 10 of 10 within: not certain (the binomial sqrt(p(1-p)/n) would say 0)
     none = estimate(RiskTerm("probability", "t", 0.0, confidence=0.95), X)
     assert none["P(t <= 0)"] == 0.0 and none["P(t <= 0) lower 0.95"] == 0.0
 
@@ -260,3 +261,28 @@ def test_frontier_refines_where_a_chance_constraint_is_undecided(tmp_path, capsy
     assert f"target {spec}" in line and after < before
     assert main(["frontier", str(REFERENCE), "--refine", "10", "--refine-target", "quantile(cost, 0.5)"]) == 2
     assert "a utility with a chance constraint" in capsys.readouterr().err
+
+
+def test_too_few_tail_replications_leave_p_best_unknown_not_certain():
+    # CVaR at 0.95 from 10 replications: no replication beyond the quantile, the tail unseen
+    prob = mopt.NormalProblem([[1.0], [1.05], [1.1]], sd=1.0, n_reps=10)
+    result = mopt.solve(prob, "exhaustive", seed=1)
+    u = cvar("f1", 0.95)
+    risky = with_risk(result, [u], problem=prob)
+    assert risky.evaluations["cvar(f1, 0.95)_se"].isna().all()
+    row = risky.best(u)
+    assert row["p_best"] is None and row["runner_up"] is None
+
+
+def test_an_infinite_outcome_makes_the_cvar_infinite_and_a_nan_one_is_refused():
+    assert estimate(RiskTerm("cvar", "t", 0.75), [1.0, 2.0, math.inf, math.inf])["cvar(t, 0.75)"] == math.inf
+    with pytest.raises(InputError, match="a replication of 't' is NaN"):
+        estimate(RiskTerm("probability", "t", 1.0), [1.0, math.nan])
+
+
+def test_ocba_under_a_chance_constraint_finds_the_feasible_best_over_seeds():
+    # the reviewer's case: an unlucky start must not shut the right design out for good
+    prob = _steady_or_cheap()
+    spec = "within_budget(cost, 1.0, then=makespan, probability=0.9)"
+    picks = [mopt.solve(prob, "ocba", budget=600, seed=s, utility=spec).info["best"] for s in range(20)]
+    assert picks.count(0) >= 19, picks
