@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ from mopt.core.set_writer import _sha256, atomic_write
 
 __all__ = ["Result", "atomic_write", "evaluations_frame", "sample_moments", "summarise"]
 
+#: how long :meth:`Result.read_csv` reads a set again while a writer keeps replacing it
+READ_SECONDS = 2.0
 _META = "result.json"
 
 
@@ -227,8 +230,8 @@ class Result:
         """Read a result written by :meth:`to_csv`.
 
         A directory replaced while it is read (a run writing a new set into it: the new directory
-        is swapped in, or the files renamed in by :meth:`to_csv`) is read again, so the files read
-        are always of one set.  ``evaluations.csv`` must be the bytes whose sha256 ``result.json``
+        is swapped in, or the files renamed in by :meth:`to_csv`) is read again, for up to
+        :data:`READ_SECONDS` while a writer keeps replacing it, so the files read are of one set.  ``evaluations.csv`` must be the bytes whose sha256 ``result.json``
         recorded (every set mopt writes records them; a result without them, older or written by
         hand, is read unchecked).
 
@@ -239,17 +242,24 @@ class Result:
             or ``evaluations.csv`` was edited after it was written (its sha256 differs).
         """
         d = Path(directory)
-        for attempt in range(5):
+        # a set that changes while it is read is read again; a writer that keeps rewriting it is
+        # waited for (short pauses after the first tries) up to READ_SECONDS, then what was read stands
+        deadline = time.monotonic() + READ_SECONDS
+        attempt = 0
+        while True:
             before = _identity(d)
+            last = time.monotonic() >= deadline
             try:
                 result = cls._read(d)
             except (InputError, OSError):
-                if attempt < 4 and _identity(d) != before:
+                if not last and _identity(d) != before:
+                    attempt += 1
+                    time.sleep(0 if attempt < 5 else min(0.001 * 2 ** (attempt - 5), 0.05))
                     continue
                 raise
-            if _identity(d) == before or attempt == 4:
+            if _identity(d) == before or last:
                 return result
-        raise AssertionError("unreachable")
+            attempt += 1
 
     @classmethod
     def _read(cls, d: Path) -> Result:

@@ -125,8 +125,8 @@ def estimate(term: RiskTerm, x) -> dict:
     Examples
     --------
     >>> x = [1.0, 2.0, 3.0, 4.0]
-    >>> estimate(RiskTerm("probability", "t", 2.5), x)
-    {'P(t <= 2.5)': 0.5, 'P(t <= 2.5)_se': 0.25}
+    >>> estimate(RiskTerm("probability", "t", 2.5), x)  # se: the sd of Beta(2.5, 2.5)
+    {'P(t <= 2.5)': 0.5, 'P(t <= 2.5)_se': 0.2041241452319315}
     >>> estimate(RiskTerm("quantile", "t", 0.75), x)["quantile(t, 0.75)"]
     3.0
     >>> estimate(RiskTerm("cvar", "t", 0.5), x)["cvar(t, 0.5)"]  # the mean of the worst half
