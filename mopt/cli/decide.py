@@ -65,9 +65,10 @@ def run(args) -> int:
 
         problem = None if args.journal is not None and args.scenario is None else _problem(args, result)[0]
         result = with_risk(result, risky, problem=problem, journal=args.journal)
+        # the estimates and, at a confidence, the bound; not the posterior certainty (kept in the
+        # evaluations): a posterior is not a calibrated frequency, and no printout shows one as such
         shown_risk = [c for t in risk_terms(risky) for c in (t.column, *(
-            [t.lower_column] if t.confidence is not None else []), *(
-            [t.certainty_column] if t.probability is not None else []))]
+            [t.lower_column] if t.confidence is not None else []))]
         shown_risk = list(dict.fromkeys(shown_risk))
     chosen = choose(result, utilities)
     heading = front_heading(result, "designs", result.front).removeprefix("Pareto frontier: ")
@@ -78,13 +79,13 @@ def run(args) -> int:
     sure = ["p_best", "runner_up"] if all(r is None or "p_best" in r for r in chosen.values()) else []
     print(chosen_table(chosen, ["design", *parameter_columns(result), *objectives, *shown_risk, *sure],
                        {"p_best": "{:.2f}", "runner_up": "count", **family.formats,
-                        **{c: "{:.3f}" for c in shown_risk if c.startswith(("P(", "certainty"))}},
+                        **{c: "{:.3f}" for c in shown_risk if c.startswith("P(")}},
                        errors=[*with_errors(result), *(c for c in shown_risk if f"{c}_se" in result.evaluations)]))
     if shown_risk:
         source = "read from the journal" if args.journal else "simulated again from the run's seed"
         print(f"Under risk, from each design's replications ({source}): P(x <= b) the fraction of "
-              "replications within b; a quantile the inverted-CDF sample quantile; cvar the mean of the worst 1 - q; 'lower C' the Clopper-Pearson bound at confidence C; "
-              "'certainty' the posterior probability (Jeffreys' prior) that the chance constraint holds.")
+              "replications within b; a quantile the inverted-CDF sample quantile; cvar the mean of the "
+              "worst 1 - q; 'lower C' the one-sided Clopper-Pearson bound at confidence C.")
     if sure:
         print("p_best: the probability that the design is the utility's true best, from the designs' "
               "means and standard errors (a posterior probability, not a calibrated frequency); "
