@@ -106,6 +106,9 @@ def program() -> None:
     exit_while_compiling()  # a signal does not wait for a long Numba compilation (mopt.core.interrupt)
     code = main()
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        execute = sys.modules.get("mopt.core.execute")
+        if execute is not None:  # what the teardown skipped would leave: a local cluster's semaphores
+            execute.release_semaphores()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

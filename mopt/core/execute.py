@@ -331,6 +331,7 @@ def local_cluster(n_workers: int, *, threads: int | None = None, log_level: int 
     # (Dask's default, <tmp>/dask-scratch-space, was left behind after every run: issue #34)
     scratch = tempfile.mkdtemp(prefix="mopt-dask-")
     _SCRATCH.add(scratch)
+    _STARTED[0] = True
     logging_disabled = logging.root.manager.disable  # restored once the cluster is closed
     try:
         with ExitStack() as opened:
@@ -372,14 +373,40 @@ def _end_workers(cluster) -> None:
 
 #: the scratch folders of the local clusters open in this process
 _SCRATCH: set[str] = set()
+#: whether a local cluster was started in this process
+_STARTED = [False]
 
 
 def remove_scratch() -> None:
     """Remove the scratch folders of the local clusters still open (for an exit that skips their
-    clean-up: :func:`mopt.core.interrupt.exit_while_compiling`)."""
+    clean-up: :func:`mopt.core.interrupt.exit_while_compiling`), and release the named semaphores
+    of their nannies' queues (:func:`release_semaphores`)."""
     for scratch in list(_SCRATCH):
         shutil.rmtree(scratch, ignore_errors=True)
         _SCRATCH.discard(scratch)
+    release_semaphores()
+
+
+def release_semaphores() -> None:
+    """Unlink and unregister every named multiprocessing semaphore of this process, as each one's
+    finalizer would at a normal exit (``multiprocessing.synchronize.SemLock._cleanup``), when a
+    local cluster was started in it: for an exit without the interpreter's teardown (the ``mopt``
+    program after Ctrl-C, :func:`mopt.cli.program`), which otherwise leaves the nannies' queues
+    registered when they are not yet collected, and the resource tracker warned of "12 leaked
+    semaphore objects" (a Ctrl-C just as the workers start: 1 run in 4)."""
+    if not _STARTED[0]:
+        return
+    import gc
+    import multiprocessing.synchronize as synchronize
+
+    for obj in gc.get_objects():
+        if isinstance(obj, synchronize.SemLock):
+            name = getattr(getattr(obj, "_semlock", None), "name", None)
+            if name:
+                try:
+                    synchronize.SemLock._cleanup(name)
+                except Exception:  # noqa: BLE001 - already unlinked, or no tracker: nothing left to do
+                    pass
 
 
 @contextmanager
