@@ -68,13 +68,15 @@ def max_seconds() -> float | None:
 
 
 def format_duration(seconds: float) -> str:
-    """A duration for people: ``0.4 s``, ``12 s``, ``3.2 min``, ``5.1 h``, ``2.0 days``.
+    """A duration for people: ``under 0.1 s``, ``0.4 s``, ``12 s``, ``3.2 min``, ``5.1 h``, ``2.0 days``.
 
     Examples
     --------
     >>> format_duration(0.42), format_duration(12.3), format_duration(192), format_duration(18360)
     ('0.4 s', '12 s', '3.2 min', '5.1 h')
     """
+    if seconds < 0.05:
+        return "under 0.1 s"
     if seconds < 10:
         return f"{seconds:.1f} s"
     if seconds < 120:

@@ -38,8 +38,8 @@ def test_a_bad_duration_is_refused_naming_the_variable(text):
 
 
 def test_durations_print_for_people():
-    assert [format_duration(s) for s in (3.14, 42, 600, 3 * 3600, 5 * 86400)] == [
-        "3.1 s", "42 s", "10.0 min", "3.0 h", "5.0 days"]
+    assert [format_duration(s) for s in (0.004, 3.14, 42, 600, 3 * 3600, 5 * 86400)] == [
+        "under 0.1 s", "3.1 s", "42 s", "10.0 min", "3.0 h", "5.0 days"]
 
 
 def test_the_pilot_times_a_known_pace():
