@@ -27,6 +27,7 @@ from matplotlib.ticker import FuncFormatter, LogFormatter
 
 from mopt.core.moved import moved_names
 from mopt.core.set_writer import atomic_write
+from mopt.plot_status import CERTIFIED, STATUS_COLOURS, STATUS_WORDS, objective_lows, with_status  # noqa: F401 - re-exported
 
 __all__ = ["plot_frontier", "save_figure", "plain_log_ticks", "plain_number", "PlainLogFormatter", "method_label", "label_points",
            "objective_columns", "interval_errors", "P_NONDOMINATED", "p_nondominated_cmap", "CERTIFIED",
@@ -34,11 +35,6 @@ __all__ = ["plot_frontier", "save_figure", "plain_log_ticks", "plain_number", "P
 
 #: the column of ``Result.evaluations`` that holds each design's probability of being non-dominated
 P_NONDOMINATED = "p_nondominated"
-#: the column of a class's certified status (:meth:`Result.certified <mopt.core.result.Result.certified>`)
-CERTIFIED = "certified"
-#: status -> the colour of its designs in a figure, and the words of the legend
-STATUS_COLOURS = {"efficient": "#1a9850", "undecided": "#4292c6", "dominated": "#bdbdbd"}
-STATUS_WORDS = {"efficient": "certified efficient", "undecided": "undecided", "dominated": "certified dominated"}
 #: its colorbar's label
 P_NONDOMINATED_LABEL = "P(non-dominated)"
 
@@ -300,42 +296,6 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
                 markersize=7 if shaded else 4.5, markerfacecolor="none" if shaded else color,
                 markeredgewidth=1.1, label=label(f"Pareto frontier ({len(front)})"), zorder=3)
     return mappable
-
-
-def with_status(evaluations: pd.DataFrame, status) -> pd.DataFrame:
-    """``evaluations`` with each design's certified status (``status``: a Series by class, or by
-    design without a ``class`` column, as :func:`mopt.tables.certified_status` gives it) in a
-    ``certified`` column and without ``p_nondominated``: a figure drawn from it colours the
-    designs by their status (a guarantee) rather than by a probability that is not a calibrated
-    frequency (the how-sure guide). ``status`` None: ``evaluations`` unchanged.
-
-    Examples
-    --------
-    >>> ev = pd.DataFrame({"design": [0, 1], "p_nondominated": [0.9, 0.2]})
-    >>> with_status(ev, pd.Series(["efficient", "undecided"], index=[0, 1])).columns.tolist()
-    ['design', 'certified']
-    """
-    if status is None:
-        return evaluations
-    key = "class" if "class" in evaluations.columns else "design"
-    out = evaluations.drop(columns=[P_NONDOMINATED], errors="ignore")
-    return out.assign(**{CERTIFIED: status.reindex(out[key].to_numpy()).to_numpy()})
-
-
-def objective_lows(family, objectives) -> dict:
-    """Objective -> the least value it can take, for those of ``objectives`` whose ``family``
-    (a :class:`~mopt.core.family.Family` or None) declares one (:attr:`Objective.low
-    <mopt.core.family.Objective.low>`): intervals are cut there.
-
-    Examples
-    --------
-    >>> objective_lows(resolve_family("cloud"), ["bsd", "vm_hours", "x"])
-    {'bsd': 1.0, 'vm_hours': 0.0}
-    """
-    if family is None:
-        return {}
-    found = {o: family.low(o) for o in objectives}
-    return {o: float(v) for o, v in found.items() if v is not None}
 
 
 def style_axes(ax) -> None:

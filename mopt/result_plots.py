@@ -51,7 +51,7 @@ __all__ = ["plot_result", "plot_parallel"]
 def _prepare(result, family, objectives, caption):
     """``(family, objectives, caption, evaluations, front)`` of a figure of ``result``: the
     family (argument or ``result.info``), the objectives drawn, the caption (default: the run's)."""
-    from mopt.tables import certified_status
+    from mopt.core.certified import certified_status
 
     caption = _caption(result) if caption is None else caption
     return (_family_of(result, family), _objectives(result, objectives), caption,
@@ -179,7 +179,7 @@ def plot_result(
 
 def _plot_matrix(result, family, names, *, chosen, log, intervals, title, caption) -> Figure:
     """The lower triangle of pairwise panels (see :func:`plot_result`)."""
-    from mopt.tables import certified_status
+    from mopt.core.certified import certified_status
 
     # a point per class of equivalent designs, coloured by its certified status
     ev = with_status(representatives(result.evaluations), certified_status(result))

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from mopt.core.certified import certified_status  # noqa: F401 - re-exported (its home: mopt.core.certified)
 from mopt.scoring import best_or_none
 
 __all__ = ["format_table", "choose", "chosen_table", "parameter_columns", "front_rows", "front_heading",
@@ -150,16 +151,6 @@ def front_rows(result, *, status=_CERTIFY) -> tuple[pd.DataFrame, list[str]]:
     text = result.classes.set_index("class")["varies"]
     front = front.assign(varies=text.reindex(front["class"].to_numpy()).fillna("").to_numpy())
     return front, [*extra, "n_designs", "varies"]
-
-
-def certified_status(result, level: float = 0.95):
-    """Each class's certified status (a Series indexed by class, or by design without classes), or
-    None when the result has no standard errors."""
-    ev = result.evaluations
-    if not all(f"{o}_se" in ev.columns for o in result.objectives) or "n_reps" not in ev.columns:
-        return None
-    sets = result.certified(level)
-    return sets.set_index("class" if "class" in ev.columns else "design")["status"]
 
 
 def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, target: float = 0.9) -> str:

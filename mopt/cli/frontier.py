@@ -123,7 +123,7 @@ def run(args) -> int:
         f"{replication_plan(method, options, scenario.n_reps)}, seed {seed}"
         + (f", budget {budget}" if budget is not None else "") + ".")
     if args.estimate:
-        from mopt.solvers.pace import describe, estimate
+        from mopt.solvers.estimate import describe, estimate
 
         workers = 1 if args.scheduler is not None else args.workers  # a cluster's size is not known here
         say(describe(estimate(problem, method, budget=budget, seed=seed, workers=workers, **options)))

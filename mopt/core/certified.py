@@ -326,3 +326,13 @@ def _numeric(ev: pd.DataFrame, name: str) -> np.ndarray:
         return ev[name].to_numpy(dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"'evaluations' column {name!r} must be numeric.") from None
+
+
+def certified_status(result, level: float = 0.95):
+    """Each class's certified status (a Series indexed by class, or by design without classes), or
+    None when the result has no standard errors."""
+    ev = result.evaluations
+    if not all(f"{o}_se" in ev.columns for o in result.objectives) or "n_reps" not in ev.columns:
+        return None
+    sets = result.certified(level)
+    return sets.set_index("class" if "class" in ev.columns else "design")["status"]

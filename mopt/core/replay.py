@@ -30,6 +30,7 @@ import numpy as np
 from mopt.core.errors import InputError
 from mopt.core.moments import sample_moments
 from mopt.core.random import replication_rng, resolve_seed
+from mopt.core.risk import check_run_problem
 
 __all__ = ["Replay", "replay", "journal_values"]
 
@@ -157,7 +158,7 @@ def replay(problem, result, design: int, rep: int, *, journal=None, names=None) 
                          "give that problem.")
     if not isinstance(problem, StochasticProblem):
         raise TypeError(f"{names['problem']} must be a mopt StochasticProblem; got {type(problem).__name__}.")
-    _check_problem(problem, result, names["problem"])
+    check_run_problem(problem, result, names["problem"])
     design, rep = _index(names["design"], design), _index(names["rep"], rep)
     ev = result.evaluations
     rows = np.flatnonzero(ev["design"].to_numpy() == design)
@@ -243,17 +244,6 @@ def journal_values(path, problem, seed: int, design: int, rep: int, *, names=Non
     if found is None:
         raise InputError(f"{names['rep']} {rep}: {where} holds no replication {rep} of design {design}.")
     return np.array([np.nan if v is None else v for v in found], dtype=float)
-
-
-def _check_problem(problem, result, name: str) -> None:
-    """``problem`` has the result's objectives and, when the result records one, its fingerprint."""
-    if tuple(problem.objectives) != tuple(result.objectives):
-        raise InputError(f"{name} has the objectives {list(problem.objectives)}, not the run's "
-                         f"{list(result.objectives)}.")
-    recorded = result.info.get("fingerprint")
-    if recorded is not None and recorded != problem.fingerprint():
-        raise InputError(f"{name} is not the problem the run searched (fingerprint {problem.fingerprint()}; "
-                         f"the result records {recorded}).")
 
 
 def _index(name: str, value) -> int:

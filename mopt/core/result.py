@@ -20,7 +20,7 @@ from mopt.core.errors import InputError
 from mopt.core.inputs import read_json, read_text
 from mopt.core.moments import sample_moments
 from mopt.core.pareto import pareto_mask
-from mopt.core.set_writer import _sha256, atomic_write
+from mopt.core.set_writer import _sha256, atomic_write, set_identity
 
 __all__ = ["Result", "atomic_write", "evaluations_frame", "sample_moments", "summarise"]
 
@@ -247,17 +247,17 @@ class Result:
         deadline = time.monotonic() + READ_SECONDS
         attempt = 0
         while True:
-            before = _identity(d)
+            before = set_identity(d)
             last = time.monotonic() >= deadline
             try:
                 result = cls._read(d)
             except (InputError, OSError):
-                if not last and _identity(d) != before:
+                if not last and set_identity(d) != before:
                     attempt += 1
                     time.sleep(0 if attempt < 5 else min(0.001 * 2 ** (attempt - 5), 0.05))
                     continue
                 raise
-            if _identity(d) == before or last:
+            if set_identity(d) == before or last:
                 return result
             attempt += 1
 
@@ -474,21 +474,6 @@ def _check_evaluations(ev: pd.DataFrame, objectives: tuple[str, ...], path: Path
             bad = pd.to_numeric(col, errors="coerce").isna() & col.notna()
             k = int(np.flatnonzero(bad.to_numpy())[0]) if bad.any() else 0
             raise InputError(f"{where}: column {name!r} must be numeric; got {_py(col.iloc[k])!r} at line {k + 2}.")
-
-
-def _identity(d: Path):
-    """Which set ``d`` holds now: the device, inode and change time of the directory (a set
-    swapped in) and of its ``result.json`` and ``evaluations.csv`` (a set replaced in place
-    renames new files in, which may reuse the inodes of the files they replace); None for what is
-    absent."""
-    def inode(path):
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        return (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size)
-
-    return inode(d), inode(d / _META), inode(d / "evaluations.csv")
 
 
 def _same_info(a: dict, b: dict) -> bool:

@@ -50,7 +50,7 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_number
 
-__all__ = ["RiskTerm", "estimate", "replications", "with_risk", "risk_terms", "chance_front", "resampled"]
+__all__ = ["RiskTerm", "estimate", "replications", "with_risk", "risk_terms", "chance_front", "resampled", "check_run_problem", "constraint_undecided"]
 
 _Z95 = 1.959963984540054
 
@@ -227,9 +227,7 @@ def replications(result, *, problem=None, journal=None, designs=None) -> dict[in
     if problem is None:
         raise InputError("the replications of each design are needed (a risk measure is estimated from them): "
                          "give the run's 'journal' or its 'problem' (simulated again from the run's seed).")
-    from mopt.core.replay import _check_problem
-
-    _check_problem(problem, result, "'problem'")
+    check_run_problem(problem, result, "'problem'")
     out: dict[int, np.ndarray] = {}
     by_n: dict[int, list[int]] = {}
     for d in chosen:
@@ -239,6 +237,17 @@ def replications(result, *, problem=None, journal=None, designs=None) -> dict[in
         for k, d in enumerate(ds):
             out[d] = np.asarray(values[k], dtype=float)
     return out
+
+
+def check_run_problem(problem, result, name: str) -> None:
+    """``problem`` has the result's objectives and, when the result records one, its fingerprint."""
+    if tuple(problem.objectives) != tuple(result.objectives):
+        raise InputError(f"{name} has the objectives {list(problem.objectives)}, not the run's "
+                         f"{list(result.objectives)}.")
+    recorded = result.info.get("fingerprint")
+    if recorded is not None and recorded != problem.fingerprint():
+        raise InputError(f"{name} is not the problem the run searched (fingerprint {problem.fingerprint()}; "
+                         f"the result records {recorded}).")
 
 
 def _from_journal(path: Path, result, problem, counts: dict) -> dict[int, np.ndarray]:
@@ -336,3 +345,20 @@ def chance_front(result, objective: str, limit: float, probability: float, *, co
         return ok
     mask = pareto_mask(ok[list(result.objectives)].to_numpy(dtype=float))
     return ok[mask].sort_values([*result.objectives, "design"]).reset_index(drop=True)
+
+
+def constraint_undecided(terms, x: np.ndarray, objectives, level: float) -> bool:
+    """Whether some chance constraint ``P(objective <= b) >= p`` of ``terms`` is neither sure to
+    hold nor sure to fail on replications ``x``: the one-sided Clopper-Pearson bounds at ``level``
+    straddle ``p`` (ours)."""
+    from scipy import special
+
+    for t in terms:
+        values = x[:, list(objectives).index(t.objective)]
+        values = values[~np.isnan(values)]
+        n, k = len(values), int(np.count_nonzero(values <= t.level))
+        lower = float(special.betaincinv(k, n - k + 1, 1 - level)) if k > 0 else 0.0
+        upper = float(special.betaincinv(k + 1, n - k, level)) if k < n else 1.0
+        if lower < t.probability <= upper:
+            return True
+    return False

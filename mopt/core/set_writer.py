@@ -46,7 +46,7 @@ from mopt.core.output_sets import (
     set_members,
 )
 
-__all__ = ["Writer", "write_set", "replace_files", "atomic_write"]
+__all__ = ["Writer", "write_set", "replace_files", "atomic_write", "set_identity"]
 
 
 Writer = Callable[[Path], object]
@@ -328,3 +328,18 @@ def _alive(pid: int) -> bool:
     except OSError:  # exists, but belongs to someone else
         return True
     return True
+
+
+def set_identity(d: Path):
+    """Which set ``d`` holds now: the device, inode and change time of the directory (a set
+    swapped in) and of its ``result.json`` and ``evaluations.csv`` (a set replaced in place
+    renames new files in, which may reuse the inodes of the files they replace); None for what is
+    absent."""
+    def inode(path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size)
+
+    return inode(d), inode(d / "result.json"), inode(d / "evaluations.csv")

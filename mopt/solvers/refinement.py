@@ -112,10 +112,10 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
     objectives = list(result.objectives)
     means = ev[objectives].to_numpy(dtype=float)
     if chance is not None:  # the designs whose chance constraints are neither sure to hold nor to fail
-        from mopt.core.risk import replications
+        from mopt.core.risk import constraint_undecided, replications
 
         before_samples = replications(result, problem=problem, journal=journal)
-        maybe = np.array([_constraint_undecided(chance, before_samples[int(d)], objectives, level)
+        maybe = np.array([constraint_undecided(chance, before_samples[int(d)], objectives, level)
                           for d in ev["design"].tolist()])
         if not maybe.any():
             raise InputError(f"no design's chance constraint is undecided at level {level:g}: nothing to refine.")
@@ -194,7 +194,7 @@ def refine(result: Result, problem, budget: int, *, rounds: int = 5, allocation:
         info["refine"]["target"] = str(target if isinstance(target, str) else target.name)
         info["refine"]["constraint_undecided_before"] = int(maybe.sum())
         info["refine"]["constraint_undecided_after"] = int(sum(
-            _constraint_undecided(chance, state.samples[int(d)], objectives, level) for d in designs))
+            constraint_undecided(chance, state.samples[int(d)], objectives, level) for d in designs))
     if all(f"{o}_se" in ev.columns for o in objectives) and "n_reps" in ev.columns:  # the certified sets
         certified = certified_sets(merged, objectives, level)["status"]
         info["refine"]["undecided_before"] = int((result.certified(level)["status"] == "undecided").sum())
@@ -215,23 +215,6 @@ def _chance_target(target):
         raise InputError(f"'target' {target.name} has no chance constraint (a probability= to reach): "
                          "refine targets the designs whose constraint is undecided.")
     return terms or None
-
-
-def _constraint_undecided(terms, x: np.ndarray, objectives, level: float) -> bool:
-    """Whether some chance constraint ``P(objective <= b) >= p`` of ``terms`` is neither sure to
-    hold nor sure to fail on replications ``x``: the one-sided Clopper-Pearson bounds at ``level``
-    straddle ``p`` (ours)."""
-    from scipy import special
-
-    for t in terms:
-        values = x[:, list(objectives).index(t.objective)]
-        values = values[~np.isnan(values)]
-        n, k = len(values), int(np.count_nonzero(values <= t.level))
-        lower = float(special.betaincinv(k, n - k + 1, 1 - level)) if k > 0 else 0.0
-        upper = float(special.betaincinv(k + 1, n - k, level)) if k < n else 1.0
-        if lower < t.probability <= upper:
-            return True
-    return False
 
 
 def _classes(merged, ev, samples) -> np.ndarray:

@@ -25,7 +25,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from mopt.core.risk import estimate
+from mopt.core.risk import constraint_undecided, estimate
 
 __all__ = ["BOOTSTRAP", "LEVEL", "RiskScoreStats"]
 
@@ -72,10 +72,8 @@ class RiskScoreStats:
         return np.asarray(self.utility(pd.DataFrame(rows)), dtype=float)
 
     def _undecided(self, x: np.ndarray) -> bool:
-        from mopt.solvers.refinement import _constraint_undecided
-
         terms = [t for t in self.utility.risk if t.kind == "probability" and t.probability is not None]
-        return bool(terms) and _constraint_undecided(terms, x, self._objectives, LEVEL)
+        return bool(terms) and constraint_undecided(terms, x, self._objectives, LEVEL)
 
     def update(self, state) -> None:
         counts = state.count[self.designs]

@@ -10,7 +10,8 @@ import pytest
 
 import mopt
 from mopt.core.errors import InputError
-from mopt.solvers.pace import estimate, format_duration, parse_duration, pilot
+from mopt.solvers.estimate import estimate
+from mopt.solvers.pace import format_duration, parse_duration, pilot
 
 SLEEP = 0.004  # seconds a replication of the sleeping problem takes, at least
 
