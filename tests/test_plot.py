@@ -278,3 +278,34 @@ def test_intervals_stop_at_the_least_value_an_objective_can_take(names):
     free = plot_frontier(result.evaluations, result.front, x=names[0], y=names[1])  # no family: mean - 1.96 se
     (bars,) = _errorbars(free.axes[0])
     assert min(v for c in bars.lines[2] for seg in c.get_segments() for v in np.ravel(seg)) < 0.5
+
+
+def test_a_frontier_with_baselines_is_laid_out_once_and_saved_in_one_draw(tmp_path):
+    """Labelled baselines need the final layout: it is computed once and kept, so saving draws the
+    figure once (it was laid out twice and drawn three times), with the labels where they were placed
+    and inside the axes, at the resolution the file is written at."""
+    import pandas as pd
+
+    ev = pd.DataFrame({"design": range(6), "time": [1.0, 2.0, 3.0, 4.0, 2.5, 3.5], "time_se": 0.1,
+                       "cost": [6.0, 4.0, 3.0, 1.0, 5.0, 4.5], "cost_se": 0.1})
+    statics = pd.DataFrame({"name": ["A", "B"], "time": [1.5, 3.9], "cost": [5.9, 5.5]})
+    fig = plot_frontier(ev, ev.iloc[:4], statics=statics, title=r"a title with $M_r^{max}$",
+                        caption="a caption under the axes")
+    assert fig.get_layout_engine() is None and fig.dpi == mopt.plot.SAVE_DPI
+    ax = fig.axes[0]
+    before = ax.get_position().bounds
+    labels = [t for t in ax.texts if t.get_text() in ("A", "B")]
+    placed = [t.get_window_extent().bounds for t in labels]
+    draws = []
+    fig.canvas.mpl_connect("draw_event", lambda event: draws.append(event))
+    save_figure(fig, tmp_path / "front.png")
+    assert len(draws) == 1
+    assert ax.get_position().bounds == pytest.approx(before)
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    for text, bounds in zip(labels, placed, strict=True):
+        box = text.get_window_extent(renderer)
+        assert box.bounds == pytest.approx(bounds)
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+    # a figure without baselines keeps its layout engine: what a caller adds is laid out when saved
+    assert plot_frontier(ev, ev.iloc[:4]).get_layout_engine() is not None
