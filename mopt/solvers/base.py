@@ -297,10 +297,10 @@ def _plan(state: SearchState, requests) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def _open_journal(journal, problem, seed):
     """(Journal or None, seed entropy, whether to close the journal at the end)."""
+    if journal is None:  # before the import: a run without a journal loads no sqlite3
+        return None, resolve_seed(seed), False
     from mopt.core.journal import Journal
 
-    if journal is None:
-        return None, resolve_seed(seed), False
     if isinstance(journal, Journal):
         journal.index_commits()  # what an earlier run committed through this object is found too
         if journal.fingerprint != problem.fingerprint():
