@@ -214,6 +214,19 @@ def _bootstrap_nondominated_2d(means, samples, rng, resamples):
     return out
 
 
+def warm_kernels() -> None:
+    """Compile the fused two-objective kernel into numba's cache, if it has none, by the path a
+    result's uncertainty takes (:func:`_bootstrap_nondominated_2d` on two designs of three
+    replications): what a first run does while it waits for a background compilation
+    (:func:`mopt._numba_cache.compile_ahead`)."""
+    from mopt._numba_cache import needs_compilation
+    from mopt.core.uncertainty_kernels import bootstrap_nondominated_2d
+
+    if needs_compilation(bootstrap_nondominated_2d):
+        rng = np.random.default_rng(0)
+        _bootstrap_nondominated_2d(np.array([[1.0, 2.0], [2.0, 1.0]]), rng.random((2, 3, 2)), rng, 4)
+
+
 def _chi2(k: np.ndarray, rng, resamples: int) -> np.ndarray:
     """(resamples, len(k)) chi-square draws of ``k`` degrees of freedom, comonotone: one normal z
     per resample, turned into each design's draw by its quantile (so designs of equal ``k`` share

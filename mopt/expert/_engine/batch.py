@@ -64,6 +64,33 @@ def needs_compilation() -> bool:
     return missing(_throughput_range, _tail_blocks)
 
 
+def _tail_ahead():
+    """Start compiling :func:`_tail_blocks` in a background process when it has no cache yet
+    (:func:`mopt._numba_cache.compile_ahead`): the first run compiles the throughput kernel here
+    meanwhile, and waits before its first tail."""
+    from mopt._numba_cache import compile_ahead
+
+    return compile_ahead("mopt.expert._engine.batch:warm_tail", _tail_blocks)
+
+
+def warm_tail() -> None:
+    """Call :func:`_tail_blocks` once on a tiny batch with the argument types :func:`simulate` and
+    :func:`simulate_observed` pass (every state ``n_rem = -1``, so nothing is simulated): it
+    compiles into numba's cache (what :func:`_tail_ahead`'s background process runs)."""
+    one, n_keys, width = np.ones(1), 1, 1
+    bot = BoT(1, 1, 1.0, 1.0, 1.0, 1.0, 1.0, one, np.zeros(1), one)
+    strategies = Strategies(np.zeros(1, np.int64), one, one, np.zeros(1, np.int64), np.zeros(1, np.bool_),
+                            np.zeros(1, np.bool_), one)
+    states = (
+        np.zeros((1, n_keys)), np.zeros((1, n_keys)), np.zeros((1, n_keys, width), np.int64),
+        np.zeros((1, n_keys, width)), np.zeros((1, n_keys, width)), np.zeros((1, n_keys, width), np.bool_),
+        np.zeros((1, n_keys, width), np.bool_), np.zeros((1, n_keys, 2, width), np.int64),
+        np.full((1, n_keys), -1, np.int64),
+    )  # fmt: skip
+    _tail_batch(_model(bot), (np.zeros(1, np.int64), *_strategy_arrays(strategies)),
+                np.ones(n_keys, np.uint64), states, int(MAX_INSTANCES))
+
+
 def _in_threads(kernel, n_items, *args):
     """Run ``kernel(start, stop, *args)`` over ``[0, n_items)`` split among threads.
 
@@ -268,7 +295,9 @@ def simulate(bot: BoT, strategies: Strategies, keys: np.ndarray, *,
     if n_strategies == 0 or keys.shape[0] == 0:
         return np.empty((n_strategies, keys.shape[0], len(OUTPUT_COLUMNS)))
     model = _model(bot)
+    ahead = _tail_ahead()
     states = _throughput_states(model, float(bot.d0), variant_n_rel, keys, int(max_instances))
+    ahead.wait()
     return _tail_batch(model, (strategy_variant, *strategy), keys, states, int(max_instances))
 
 
@@ -312,6 +341,7 @@ def simulate_observed(bot: BoT, strategies: Strategies, keys: np.ndarray, *, t_t
     n_keys = keys.shape[0]
     if n_strategies == 0 or n_keys == 0:
         return np.empty((n_strategies, n_keys, len(OUTPUT_COLUMNS)))
+    ahead = _tail_ahead()
     width = max(n_rem, 1)
     st_end = np.zeros((1, n_keys, width))
     st_success = np.zeros((1, n_keys, width), np.bool_)
@@ -329,6 +359,7 @@ def simulate_observed(bot: BoT, strategies: Strategies, keys: np.ndarray, *, t_t
     st_on_reliable = np.zeros((1, n_keys, width), np.bool_)
     st_n_rem = np.full((1, n_keys), n_rem, np.int64)
     st_orders = _state_orders(st_send, st_end, st_success, st_on_reliable, st_n_rem)
+    ahead.wait()
     states = (
         np.full((1, n_keys), float(t_tail)), np.full((1, n_keys), float(cost_paid)), st_task, st_send,
         st_end, st_success, st_on_reliable, st_orders, st_n_rem,
