@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -36,13 +37,40 @@ import numpy as np
 
 from mopt.core.errors import InputError, MoptError
 
-__all__ = ["Journal", "BUSY_SECONDS", "FORMAT"]
+__all__ = ["Journal", "BUSY_SECONDS", "FORMAT", "retry_busy"]
 
 FORMAT = "mopt-journal-1"
 #: how long a connection waits for another's lock before SQLite reports "database is locked"
 #: (a commit holds the lock for milliseconds; the margin covers a loaded machine)
 BUSY_SECONDS = 60.0
 _SHIFT = np.int64(1) << np.int64(32)  # look-up key = rank of the design in the journal * 2**32 + rep
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused for a lock (SQLITE_BUSY or SQLITE_LOCKED, any extended code)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (5, 6)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def retry_busy(action, seconds: float = BUSY_SECONDS):
+    """``action()``, tried again for up to ``seconds`` while SQLite reports a lock that its busy
+    handler did not wait for. WAL mode has such moments (SQLite's documentation, "Sometimes queries
+    return SQLITE_BUSY in WAL mode"): a connection closing the last handle, or recovering after a
+    killed writer, holds an exclusive lock briefly and the others are refused at once. Seen as
+    "open: database is locked" by one of 4 writers of ``benchmarks/journal_stress.py`` on a loaded
+    2-core machine."""
+    deadline = time.monotonic() + seconds
+    delay = 0.005
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay)
+        delay = min(2 * delay, 0.2)
 
 
 def _quote(name: str) -> str:
@@ -95,13 +123,7 @@ class Journal:
             raise InputError(f"'journal': cannot create {str(self.path)!r} ({exc.strerror or exc}).") from None
         self._db = None
         try:
-            if self.path.is_file() and self.path.stat().st_size > 0:
-                self._recognise()  # read-only: a foreign file is refused untouched
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self.seed = self._open(seed)
-            self._load()
+            retry_busy(lambda: self._connect(seed))
         except InputError:
             self.close()
             raise
@@ -114,6 +136,20 @@ class Journal:
                              f"({type(exc).__name__}: {exc}).") from None
 
     # -- opening -----------------------------------------------------------------------------
+    def _connect(self, seed: int | None) -> None:
+        """Recognise, connect, check or create, load: one attempt (closed again if it fails)."""
+        try:
+            if self.path.is_file() and self.path.stat().st_size > 0:
+                self._recognise()  # read-only: a foreign file is refused untouched
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self.seed = self._open(seed)
+            self._load()
+        except BaseException:
+            self.close()
+            raise
+
     def _recognise(self) -> None:
         """Check, read-only, that the existing SQLite file ``path`` is a mopt journal (its tables, its
         format) before anything writes to it (WAL mode rewrites the file's header): a foreign

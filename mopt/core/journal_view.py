@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.errors import InputError
-from mopt.core.journal import BUSY_SECONDS, FORMAT, _quote
+from mopt.core.journal import BUSY_SECONDS, FORMAT, _quote, retry_busy
 from mopt.core.pareto import pareto_mask
 
 __all__ = ["JournalSnapshot", "read_journal", "is_journal"]
@@ -57,6 +57,29 @@ def _uri(path: Path) -> str:
     return "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
 
 
+def _format_row(path):
+    """The journal's recorded format (a row, or None), read in one short connection."""
+    db = sqlite3.connect(_uri(path), uri=True, isolation_level=None, timeout=BUSY_SECONDS)
+    try:
+        return db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    finally:
+        db.close()
+
+
+def _snapshot(path):
+    """(meta, objectives, per-design summary) of one read transaction: they agree."""
+    db = sqlite3.connect(_uri(path), uri=True, isolation_level=None, timeout=BUSY_SECONDS)
+    try:
+        db.execute("BEGIN")
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        objectives = tuple(json.loads(meta["objectives"]))
+        designs = _summary(db, objectives)
+        db.execute("COMMIT")
+        return meta, objectives, designs
+    finally:
+        db.close()
+
+
 def is_journal(path) -> bool:
     """Whether ``path`` is a mopt journal (an SQLite file whose meta table has this mopt's format).
 
@@ -73,11 +96,7 @@ def is_journal(path) -> bool:
         with open(path, "rb") as f:
             if f.read(16) != b"SQLite format 3\x00":
                 return False
-        db = sqlite3.connect(_uri(path), uri=True, isolation_level=None, timeout=BUSY_SECONDS)
-        try:
-            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        finally:
-            db.close()
+        row = retry_busy(lambda: _format_row(path))
     except (OSError, sqlite3.Error):
         return False
     return row is not None and row[0] == FORMAT
@@ -105,19 +124,9 @@ def read_journal(path) -> JournalSnapshot:
     if not is_journal(path):
         raise InputError(f"'--journal' {str(path)!r} is not a mopt journal (no {FORMAT} meta table).")
     try:
-        db = sqlite3.connect(_uri(path), uri=True, isolation_level=None, timeout=BUSY_SECONDS)
-    except sqlite3.Error as exc:
-        raise InputError(f"'--journal': cannot open {str(path)!r} (SQLite says: {exc}).") from None
-    try:
-        db.execute("BEGIN")  # one snapshot: the meta, the count and the summary agree
-        meta = dict(db.execute("SELECT key, value FROM meta"))
-        objectives = tuple(json.loads(meta["objectives"]))
-        designs = _summary(db, objectives)
-        db.execute("COMMIT")
+        meta, objectives, designs = retry_busy(lambda: _snapshot(path))
     except (sqlite3.Error, KeyError, ValueError, TypeError) as exc:
         raise InputError(f"journal {str(path)!r} cannot be read ({type(exc).__name__}: {exc}).") from None
-    finally:
-        db.close()
     return JournalSnapshot(path=path, fingerprint=meta["fingerprint"], seed=int(meta["seed"]),
                            objectives=objectives, n_replications=int(designs["n_reps"].sum()),
                            designs=designs, read_at=time.time())

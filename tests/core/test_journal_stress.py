@@ -32,3 +32,47 @@ def test_writers_killed_and_readers_polling_lose_nothing_and_meet_no_lock():
     assert figures["resume_reused"] == figures["rows_in_journal"], figures
     assert figures["resume_equals_uninterrupted"], figures
     assert out.returncode == 0, out.stderr
+
+
+def test_a_lock_the_busy_handler_did_not_wait_for_is_waited_for_again(tmp_path):
+    """retry_busy: SQLite's "database is locked" given at once (here: a reader without a busy
+    timeout meets an exclusive lock, as in WAL mode's documented cases) is tried again until the
+    lock goes; any other error, or a lock past the deadline, is raised."""
+    import sqlite3
+    import threading
+    import time
+
+    import pytest
+
+    from mopt.core.journal import retry_busy
+
+    path = tmp_path / "db.sqlite"
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("INSERT INTO t VALUES (1)")
+    holder.execute("BEGIN EXCLUSIVE")
+
+    def read():
+        db = sqlite3.connect(path, isolation_level=None, timeout=0)
+        try:
+            return db.execute("SELECT x FROM t").fetchone()[0]
+        finally:
+            db.close()
+
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        read()
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        retry_busy(read, seconds=0.1)
+    threading.Timer(0.3, lambda: holder.execute("COMMIT")).start()
+    started = time.monotonic()
+    assert retry_busy(read, seconds=10) == 1 and time.monotonic() - started >= 0.25
+    calls = []
+
+    def missing():
+        calls.append(1)
+        raise sqlite3.OperationalError("no such table: u")
+
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        retry_busy(missing)
+    assert len(calls) == 1
+    holder.close()
