@@ -153,14 +153,49 @@ class Parser(argparse.ArgumentParser):
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, but an unknown option is reported by the subcommand it was given to
-        (``see 'mopt koala --help'``), not by ``mopt`` itself."""
+        (``see 'mopt koala --help'``), not by ``mopt`` itself, with a "did you mean" for a near
+        miss of one of its options (``--frist``: ``'--first'``; ``--First`` too)."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = getattr(parsed, "command", None)
             subcommands = next((a.choices for a in self._actions
                                 if isinstance(a, argparse._SubParsersAction)), {})
-            subcommands.get(command, self).error(f"unrecognized arguments: {' '.join(extras)}")
+            parser = subcommands.get(command, self)
+            parser.error(f"unrecognized arguments: {' '.join(extras)}{parser.option_hint(extras)}")
         return parsed
+
+    def parse_known_args(self, args=None, namespace=None):
+        # kept for error(): a missing required option may be a misspelt one (``--polcy``)
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def unknown_options(self, tokens) -> list[str]:
+        """The tokens of ``tokens`` that look like options (``-x``, ``--name[=value]``; not a
+        negative number) and are none of this parser's, nor a prefix argparse would accept."""
+        known = list(self._option_string_actions)
+        out = []
+        for token in tokens:
+            if not isinstance(token, str) or not token.startswith("-") or token in ("-", "--"):
+                continue
+            name = token.split("=", 1)[0]
+            if name[1:2].isdigit() or name[1:2] == ".":
+                continue  # a negative number is a value
+            if name in known or (name.startswith("--") and any(k.startswith(name) for k in known)):
+                continue
+            out.append(name)
+        return out
+
+    def option_hint(self, tokens) -> str:
+        """``"; did you mean '--first'?"`` for the first unknown option of ``tokens`` near one of
+        this parser's long options, else ``""``."""
+        from mopt.core.names import suggest
+
+        longs = [k for k in self._option_string_actions if k.startswith("--")]
+        for name in self.unknown_options(tokens):
+            hint = suggest(name, longs)
+            if hint:
+                return hint
+        return ""
 
     def _get_values(self, action, arg_strings):
         # argparse drops a value '--' (``--budget=--``) and hands the option an empty list
@@ -182,6 +217,10 @@ class Parser(argparse.ArgumentParser):
             raise argparse.ArgumentError(action, f"{exc.message}{hint}") from None
 
     def error(self, message: str):
+        if message.startswith("the following arguments are required"):
+            unknown = self.unknown_options(getattr(self, "_given", ()))
+            if unknown:  # ``--polcy X``: the misspelt option, not the one it left missing
+                message = f"unrecognized arguments: {' '.join(unknown)}{self.option_hint(unknown)}"
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
         text = " ".join(f"{command + ': ' if command else ''}{message}".split())
         self.exit(2, f"mopt: error: {text} (see '{self.prog} --help').\n")

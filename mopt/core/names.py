@@ -7,7 +7,7 @@ import difflib
 
 from mopt.core.errors import InputError
 
-__all__ = ["suggest", "canonical"]
+__all__ = ["suggest", "canonical", "fold_keys"]
 
 
 def suggest(key, allowed, form: str = "'{}'") -> str:
@@ -54,3 +54,24 @@ def canonical(name, allowed, what: str, *, among: str = "one of") -> str:
             return folded[0]
     kind = "" if isinstance(name, str) else f" ({type(name).__name__})"
     raise InputError(f"{what} must be {among} {names}; got {name!r}{kind}{suggest(name, names) or '.'}")
+
+
+def fold_keys(options: dict, allowed) -> dict:
+    """``options`` with each key not in ``allowed`` renamed to the one allowed key it matches
+    case-insensitively (``N0`` -> ``n0``), unless that key is given too; other keys unchanged (the
+    caller refuses them, with :func:`suggest`).
+
+    Examples
+    --------
+    >>> fold_keys({"N0": 3, "budget": 9}, ["n0", "delta"])
+    {'n0': 3, 'budget': 9}
+    """
+    names = [a for a in allowed if isinstance(a, str)]
+    out = {}
+    for key, value in options.items():
+        if isinstance(key, str) and key not in names:
+            folded = [a for a in names if a.lower() == key.lower()]
+            if len(folded) == 1 and folded[0] not in options:
+                key = folded[0]
+        out[key] = value
+    return out

@@ -17,6 +17,7 @@ from mopt.core import interrupt
 from mopt.core.errors import InputError, MoptError, check_int, check_number
 from mopt.core.execute import Runner, make_batches
 from mopt.core.inputs import suggest
+from mopt.core.names import fold_keys
 from mopt.core.problem import MAX_REPS, check_replications, check_reps
 from mopt.core.random import resolve_seed
 from mopt.core.result import Result
@@ -207,6 +208,7 @@ class Solver:
     defaults: dict = {}
 
     def __init__(self, **options):
+        options = fold_keys(options, self.defaults)  # ``N0=3`` is ``n0=3``
         unknown = sorted(set(options) - set(self.defaults))
         if unknown:
             known = ", ".join(sorted(self.defaults)) or "none"

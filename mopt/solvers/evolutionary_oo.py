@@ -43,6 +43,7 @@ from mopt.core.errors import InputError, check_int, check_number
 from mopt.core.inputs import canonical, suggest
 from mopt.core.moved import moved_names
 from mopt.core.multiperiod import MultiPeriodProblem, MultiPeriodResult, Stage
+from mopt.core.names import fold_keys
 from mopt.core.problem import check_reps
 from mopt.core.random import resolve_seed
 from mopt.solvers.ocba import OCBA
@@ -99,6 +100,7 @@ class EooOcba(OCBA):
 
 
 def _options(options: dict) -> dict:
+    options = fold_keys(options, DEFAULTS)  # ``N_Rough=3`` is ``n_rough=3``
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
         raise InputError(f"unknown option {unknown[0]!r} for a multi-period method; options are: "
