@@ -425,7 +425,16 @@ def test_the_lead_and_the_run_table_say_the_same_about_the_intervals():
     words = ("means with 95% confidence intervals (the result's own bounds); each class certified "
              "efficient, dominated or undecided at 95 %")
     assert f"Shown: {html.escape(words)}." in text and f"<th>intervals</th><td>{html.escape(words)}</td>" in text
-    assert "carries no" not in text and "not recorded (no intervals of the result&#x27;s own)" in text
+    assert "carries no" not in text and "no intervals" not in text  # the audit: "not recorded (no intervals ...)"
+    assert "<th>confidence level and resamples</th><td>not recorded with this result</td>" in text
+
+
+def test_a_score_no_method_has_gets_no_progress_panel():
+    """compare's alignment is NaN for methods that select no set: no empty panel (issue #36 audit)."""
+    progress = pd.DataFrame({"method": ["ocba", "ocba"], "budget": [10, 100], "pcs": [0.2, 0.6],
+                             "alignment": [np.nan, np.nan], "status": "ok"})
+    data = page_data(render_report(plain_result(), progress=progress))["progress"]
+    assert [p["metric"] for p in data["panels"]] == ["pcs"]
 
 
 def test_progress_panels_share_one_x_range_padded_past_the_last_budget():

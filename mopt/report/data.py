@@ -235,7 +235,8 @@ def uncertain_designs(result, ev: pd.DataFrame) -> list[int]:
 
 def progress_data(progress) -> dict | None:
     """Progress curves for the page: x is the first of ``budget``, ``n_evals``, ``generation``,
-    ``round`` present (else the index), one panel per other numeric column; with a ``method``
+    ``round`` present (else the index), one panel per other numeric column with a finite value
+    (a score no method has, e.g. the alignment of methods that select no set, gets none); with a ``method``
     column, one line per method (the mean over rows of the same method and x, e.g. over
     macroreplications)."""
     if progress is None or len(progress) == 0:
@@ -248,7 +249,8 @@ def progress_data(progress) -> dict | None:
     if "status" in df.columns:
         df = df[df["status"].isin(["ok"])] if (df["status"] == "ok").any() else df
     metrics = [c for c in df.columns if c not in (x, "method", "macrorep", "seed")
-               and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+               and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+               and np.isfinite(df[c].to_numpy(dtype=float)).any()]  # no empty panel (alignment of no set)
     groups = df.groupby("method", sort=False) if "method" in df.columns else [("", df)]
     panels = []
     for m in metrics:

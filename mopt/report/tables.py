@@ -236,7 +236,7 @@ def run_table(result, problem, fam, uncertainty: str = "") -> str:
             if isinstance(u.get(key), int | float):
                 rows.append((words, spec.format(u[key])))
     else:
-        rows.append(("uncertainty of the front", "not recorded (no intervals of the result's own)"))
+        rows.append(("confidence level and resamples", "not recorded with this result"))
     shown = {"budget", "uncertainty", "family"}
     for key, value in info.items():  # the method's and the command's own scalar extras
         if key not in shown and isinstance(value, str | int | float | bool) and len(str(value)) < 300:
