@@ -70,11 +70,13 @@ def run(args) -> int:
     inputs = [directory / name for name in ("evaluations.csv", "front.csv", "result.json")]
     out = check_out_file(directory / "report.html" if args.out is None else args.out, inputs=inputs)
     family = families().get(result.info.get("family", DEFAULT_FAMILY))  # as 'mopt decide' reads it
-    utilities = (family.default_utilities(result.objectives) if family is not None
-                 else generic_utilities(result.objectives))
+    utilities = _recorded_utilities(result.info) or (
+        family.default_utilities(result.objectives) if family is not None else generic_utilities(result.objectives))
     text = _scenario_text(result.info.get("scenario"), family)
+    title = result.info.get("title")
     write_report(result, out, family=family, scenario=text, chosen=choose(result, utilities),
-                 title=f"mopt result: {directory}", statics=statics,
+                 title=title if isinstance(title, str) and title.strip() else f"mopt result: {directory}",
+                 statics=statics,
                  figure=_beside(directory, "front.png", out), plotly_src=plotly_src(args.report_assets, out))
     print(out)
     return 0
@@ -160,6 +162,22 @@ def _command_report(directory: Path, manifest: dict, out, assets=None) -> int:
                          f"({type(exc).__name__}: {exc}); run 'mopt {command}' again.") from None
     print(target)
     return 0
+
+
+def _recorded_utilities(info: dict) -> dict | None:
+    """The decisions the command that wrote the set made (``info["utilities"]``: label -> utility
+    spec, e.g. ``mopt demo``'s five), so that the page chooses what the printout chose; None when
+    the set records none or one of them no longer parses (the family's utilities then)."""
+    from mopt.core.errors import InputError
+    from mopt.utility_spec import parse_utility
+
+    recorded = info.get("utilities")
+    if not isinstance(recorded, dict) or not recorded:
+        return None
+    try:
+        return {str(label): parse_utility(spec) for label, spec in recorded.items() if isinstance(spec, str)} or None
+    except (InputError, ValueError, TypeError):
+        return None
 
 
 def _statics(directory: Path, objectives):

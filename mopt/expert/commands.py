@@ -17,7 +17,8 @@ from mopt.expert.family import FAMILY
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FS_NOTE", "STRATEGY_COLUMNS", "DEMO_BUDGET", "DEMO_DEADLINE", "DEMO_LOG", "add_parsers", "run"]
+__all__ = ["FS_NOTE", "STRATEGY_COLUMNS", "DEMO_BUDGET", "DEMO_DEADLINE", "DEMO_LOG", "DEMO_TITLE", "DEMO_UTILITIES",
+           "add_parsers", "run"]
 
 FS_NOTE = (
     "note: F_s is a stand-in (a shifted lognormal) for the paper's Fig. 5 CDF, which is not "
@@ -29,6 +30,17 @@ DEMO_DEADLINE = 8000.0  # s
 #: the objectives ``mopt demo`` draws on a log axis, in front.png and in report.html alike (the static
 #: strategies' costs reach 20 cent/task, the front's lie near 0.6)
 DEMO_LOG = ("cost",)
+#: the demo's page title (kept in result.json, so that ``mopt report`` draws the same page)
+DEMO_TITLE = "ExPERT reference scenario (Experiment 11, M_r^max = 0.1)"
+#: the paper's Fig. 7 decisions: label -> utility spec (:func:`mopt.utility_spec.parse_utility`),
+#: kept in result.json's ``utilities`` so that ``mopt report`` chooses the same
+DEMO_UTILITIES = {
+    "min makespan": "minimize(makespan)",
+    "min cost": "minimize(cost)",
+    "min makespan x cost": "product(makespan, cost)",
+    f"budget: cost <= {DEMO_BUDGET:g}, then min makespan": f"within_budget(cost, {DEMO_BUDGET:g}, then=makespan)",
+    f"deadline: makespan <= {DEMO_DEADLINE:g} s, then min cost": f"by_deadline(makespan, {DEMO_DEADLINE:g}, then=cost)",
+}
 
 
 def add_parsers(sub, run_options) -> None:
@@ -96,7 +108,9 @@ def run(args) -> int:
     # the packaged examples/reference.toml is this problem (the same fingerprint): `mopt replay` reads it
     result = dataclasses.replace(result, info={**result.info, "scenario": str(FAMILY.example_paths()[0]),
                                                "family": FAMILY.name, "fingerprint": problem.fingerprint(),
-                                               "note": FS_NOTE, "log_objectives": list(DEMO_LOG)})
+                                               "note": FS_NOTE, "log_objectives": list(DEMO_LOG),
+                                               "title": DEMO_TITLE, "n_designs": int(problem.n_designs),
+                                               "utilities": DEMO_UTILITIES})
     status = certified_status(result)  # certified once: the front's column and the how-sure line
     front, extra = front_rows(result, status=status)
     columns = [*STRATEGY_COLUMNS, "makespan", "cost"]
@@ -106,16 +120,9 @@ def run(args) -> int:
     print(format_table(front, [*columns, *extra], formats, errors=with_errors(result)))
     print(how_sure(result, status=status))
 
-    u = mopt.utility
-    utilities = {
-        "min makespan": u.minimize("makespan"),
-        "min cost": u.minimize("cost"),
-        "min makespan x cost": u.product("makespan", "cost"),
-        f"budget: cost <= {DEMO_BUDGET:g}, then min makespan": u.within_budget("cost", DEMO_BUDGET,
-                                                                               then="makespan"),
-        f"deadline: makespan <= {DEMO_DEADLINE:g} s, then min cost": u.by_deadline(
-            "makespan", DEMO_DEADLINE, then="cost"),
-    }
+    from mopt.utility_spec import parse_utility
+
+    utilities = {label: parse_utility(spec) for label, spec in DEMO_UTILITIES.items()}
     chosen = choose(result, utilities)
     print("\nChosen strategies (the paper's Fig. 7 decisions):")
     print(chosen_table(chosen, [*columns, "p_best", "runner_up"], formats, errors=with_errors(result)))
@@ -153,7 +160,7 @@ def run(args) -> int:
                              scenario=f"ExPERT reference scenario (Experiment 11): reference_environment(0.1)\n"
                                       f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}\n"
                                       f"{FS_NOTE}",
-                             title="ExPERT reference scenario (Experiment 11, M_r^max = 0.1)")
+                             title=DEMO_TITLE)
         Path(path).write_text(text, encoding="utf-8")
 
     written = write_outputs(result, out, lambda path: save_figure(fig, path),

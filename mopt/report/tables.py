@@ -222,8 +222,9 @@ def run_table(result, problem, fam, uncertainty: str = "") -> str:
             ("replications spent (n_evals)", f"{result.n_evals:,}"),
             ("designs evaluated", f"{len(result.evaluations):,}"),
             ("on the Pareto front", f"{len(result.front):,}")]
-    if problem is not None and getattr(problem, "n_designs", None) is not None:
-        rows.append(("designs in the space", f"{int(problem.n_designs):,}"))
+    n_designs = getattr(problem, "n_designs", None) if problem is not None else info.get("n_designs")
+    if isinstance(n_designs, int | np.integer) and not isinstance(n_designs, bool):
+        rows.append(("designs in the space", f"{int(n_designs):,}"))
     if fam is not None:
         rows.append(("family", f"{fam.name} ({fam.description})"))
     if uncertainty:
@@ -237,7 +238,7 @@ def run_table(result, problem, fam, uncertainty: str = "") -> str:
                 rows.append((words, spec.format(u[key])))
     else:
         rows.append(("confidence level and resamples", "not recorded with this result"))
-    shown = {"budget", "uncertainty", "family"}
+    shown = {"budget", "uncertainty", "family", "title", "n_designs"}
     for key, value in info.items():  # the method's and the command's own scalar extras
         if key not in shown and isinstance(value, str | int | float | bool) and len(str(value)) < 300:
             rows.append((key, value))

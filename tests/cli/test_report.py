@@ -151,3 +151,26 @@ def test_a_demo_set_is_drawn_with_its_static_strategies_and_its_figure(result_di
     assert main(["report", str(d)]) == 0
     text = (d / "report.html").read_text(encoding="utf-8")
     assert "Static strategies" not in text and "EVIL" not in text and '<a href="front.png">' in text
+
+
+def test_a_set_that_records_its_title_decisions_and_space_is_redrawn_with_them(result_dir, tmp_path, capsys):
+    """``mopt demo`` records its title, its five decisions (utility specs) and the size of its space
+    in result.json: ``mopt report`` on its directory draws the same title and decisions rather than
+    the family's defaults (issue #36 audit: the redraw lost "budget: ..." and "deadline: ...")."""
+    from mopt.expert.commands import DEMO_TITLE, DEMO_UTILITIES
+
+    result = mopt.Result.read_csv(result_dir)
+    result = dataclasses.replace(result, info={**result.info, "title": DEMO_TITLE, "n_designs": 289,
+                                               "utilities": DEMO_UTILITIES})
+    d = tmp_path / "set"
+    result.to_csv(d)
+    assert main(["report", str(d)]) == 0
+    text = (d / "report.html").read_text(encoding="utf-8")
+    assert f"<title>{DEMO_TITLE}" in text or f"<h1>{DEMO_TITLE}" in text
+    for label in DEMO_UTILITIES:
+        assert mopt.report.tables.html.escape(label) in text, label
+    assert "<th>designs in the space</th><td>289</td>" in text
+    # a spec that no longer parses: the family's decisions, not a failure
+    broken = dataclasses.replace(result, info={**result.info, "utilities": {"x": "nonsense(("}})
+    broken.to_csv(tmp_path / "broken")
+    assert main(["report", str(tmp_path / "broken")]) == 0
