@@ -500,11 +500,40 @@ def demo_like_page() -> str:
     return render_report(result, chosen=chosen, statics=statics, progress=progress, title="demo-like")
 
 
+def koala_decisions_page() -> str:
+    """KOALA-C's frontier page with its site sets and three decisions, each with P(best) and a
+    runner-up (the audit found the runner-up column past a 900 px page)."""
+    result = slowdown_result()
+    ev = result.evaluations.assign(set2="C3+private+public", public_cap=[32, 0, 32, 0])
+    result = dataclasses.replace(result, evaluations=ev)
+    chosen = {f"min {o}": result.best(mopt.utility.minimize(o)) for o in result.objectives}
+    for row in chosen.values():
+        row["p_best"], row["runner_up"] = 0.75, 3
+    return render_report(result, chosen=chosen)
+
+
+def koala_summary_page() -> str:
+    """``mopt koala``'s page: a policies table of long column names (wasted_node_seconds)."""
+    from mopt.report.summary_page import Scatter, render_summary_report
+
+    t = pd.DataFrame({"policy": ["FF", "RR", "SJF", "SJF-ideal", "HSDF", "TAGS-sets"], "offered_load": 0.1524,
+                      "slowdown": [1.786, 2.886, 1.777, 1.738, 1.783, 1.771], "slowdown_short": 2.086,
+                      "slowdown_long": 1.003, "wait": 25.38, "public_cost": [116.7, 771.9, 120.7, 118.5, 116.7, 313.6],
+                      "utilisation": 0.3988, "wasted_node_seconds": [0, 0, 0, 0, 0, 16_632_000]})
+    return render_summary_report(title="mopt koala: KTH-SP2 on multicloud", lead="six policies",
+                                 tables=[("Policies", t)],
+                                 scatter=Scatter(t, "public_cost", "slowdown", "cost [$]", "slowdown", label="policy"))
+
+
+PAGES = {"demo-like": demo_like_page, "three objectives": lambda: render_report(slowdown_result()),
+         "koala decisions": koala_decisions_page, "koala summary": koala_summary_page}
+
+
 @needs_chromium
-@pytest.mark.parametrize("page", ["demo-like", "three objectives"])
+@pytest.mark.parametrize("page", list(PAGES))
 @pytest.mark.parametrize("width", [1400, 900])
 def test_browser_lays_the_page_out_within_its_width(tmp_path, page, width):
-    text = demo_like_page() if page == "demo-like" else render_report(slowdown_result())
+    text = PAGES[page]()
     path = tmp_path / "r.html"
     path.write_text(text.replace("</body>", LAYOUT_PROBE), encoding="utf-8")
     dom = browse(path, tmp_path, width=width)
@@ -518,7 +547,7 @@ def test_browser_lays_the_page_out_within_its_width(tmp_path, page, width):
         panels = layout["panels"]
         assert len(panels) == 5 and len({tuple(p["range"]) for p in panels}) == 1  # one x-range
         assert all(p["over"] <= 1 and p["room"] >= 8 and not p["toolbar"] for p in panels), panels
-    else:
+    elif page == "three objectives":
         labels = layout["labels"]
         assert [lab["text"] for lab in labels[:3]] == ["mean slowdown of short jobs", "mean slowdown of long jobs",
                                                        "public-cloud cost [$]"]
@@ -539,3 +568,14 @@ def test_a_worded_parameter_wraps_after_its_plus_and_a_header_after_its_undersco
     assert ("", "public_<wbr>cap") in heads and (' class="text"', "set2") in heads
     assert page.count('<td class="text">C3+<wbr>private+<wbr>public</td>') == 2
     assert '<td class="text">C3</td>' in page and "<td>8</td>" in page  # numbers stay on one line
+
+
+def test_a_summary_scatter_of_few_rows_names_each_point_and_draws_edge_markers_whole():
+    from mopt.report.summary_page import LABELLED_POINTS, Scatter, _traces
+
+    t = pd.DataFrame({"policy": ["FF", "RR"], "cost": [1.0, 2.0], "slowdown": [2.0, 1.0]})
+    (trace,) = _traces(Scatter(t, "cost", "slowdown", "cost", "slowdown", label="policy"))
+    assert trace["mode"] == "markers+text" and trace["texttemplate"] == ["FF", "RR"] and trace["cliponaxis"] is False
+    many = pd.DataFrame({"policy": [f"p{k}" for k in range(LABELLED_POINTS + 1)], "cost": 1.0, "slowdown": 1.0})
+    (trace,) = _traces(Scatter(many, "cost", "slowdown", "cost", "slowdown", label="policy"))
+    assert trace["mode"] == "markers" and "texttemplate" not in trace

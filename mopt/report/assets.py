@@ -35,6 +35,7 @@ table.run th, table.run td { text-align: left; white-space: normal; vertical-ali
 .ci { color: #777; font-size: 0.9em; } td .ci { display: block; }
 details > summary { cursor: pointer; color: #1f5fa8; margin: 0.4em 0; }
 pre.scenario { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+@media (max-width: 1000px) { table { font-size: 0.74em; } th, td { padding: 0.15em 0.25em; } }
 """
 
 ERROR_CATCHER = """

@@ -26,6 +26,8 @@ __all__ = ["Scatter", "render_summary_report", "write_summary_report"]
 
 #: markers drawn as WebGL above this many points (as the design report does)
 GL_POINTS = 5000
+#: at most this many rows: each point is labelled with its row's name on the scatter
+LABELLED_POINTS = 20
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,12 @@ class Scatter:
     hover: tuple = ()
     log_x: bool = False
     log_y: bool = False
+
+
+def _breakable_headers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a zero-width space after each ``_`` of its column names: a long header
+    (``wasted_node_seconds``) wraps there instead of widening the table past a 900 px page."""
+    return frame.rename(columns=lambda c: str(c).replace("_", "_\u200b"))
 
 
 def _number(v: float) -> str:
@@ -83,7 +91,13 @@ def _traces(s: Scatter) -> list[dict]:
                       for c in (s.x, s.y, *s.hover)]
             text.append("<br>".join(plotly_text(line) for line in lines))
         trace = {"type": kind, "mode": "markers", "x": _values(rows[s.x]), "y": _values(rows[s.y]),
-                 "text": text, "hoverinfo": "text", "marker": {"size": 7 if len(rows) < 200 else 4}}
+                 "text": text, "hoverinfo": "text", "marker": {"size": 7 if len(rows) < 200 else 4},
+                 "cliponaxis": False}  # a marker at the axis' end is drawn whole
+        if s.label is not None and len(s.frame) <= LABELLED_POINTS:  # a few rows: each named beside its point
+            trace["mode"] = "markers+text"
+            trace["texttemplate"] = [plotly_text(str(v)) for v in rows[s.label]]
+            trace["textposition"] = "top right"
+            trace["textfont"] = {"size": 11}
         if name is not None:
             trace["name"] = plotly_text(name)
         if s.error_y is not None:
@@ -139,7 +153,8 @@ def render_summary_report(*, title: str, lead: str, tables, scatter: Scatter | N
                   '<p class="note">Hover for a row\'s values; drag to zoom, double-click to reset.</p>']
     for heading, frame in tables:
         parts += [f"<h2>{h(heading)}</h2>",
-                  '<div class="table">' + frame.to_html(index=False, border=0, float_format=_number, na_rep="-")
+                  '<div class="table">' + _breakable_headers(frame).to_html(index=False, border=0, float_format=_number,
+                                                                          na_rep="-")
                   + "</div>"]
     rows = {**(facts or {}), **{f"version of {k}": v for k, v in versions().items()}}
     parts += ["<h2>Run</h2>", '<table class="run">'
