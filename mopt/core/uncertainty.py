@@ -385,6 +385,22 @@ def uncertainty_columns(means, ses, n_reps, design_ids, objectives, *, samples=N
     return pd.DataFrame(block, columns=names), summary
 
 
+def _winners(s: np.ndarray, mu: np.ndarray, designs: np.ndarray) -> np.ndarray:
+    """Each resample's best row: the least score ``s[b]``, ties broken as :meth:`Result.best
+    <mopt.core.result.Result.best>` breaks them at the means — by each objective in turn (the
+    resampled ``mu[b, :, j]``), then by the least design index. Two designs whose scores tie exactly
+    in every resample (a cost of 0 with no spread) share the wins as the tie-break shares them,
+    rather than the one listed first taking all (P(best) 0.00 for a chosen design that ties)."""
+    cand = s == s.min(axis=1, keepdims=True)
+    for j in range(mu.shape[2]):
+        if not (cand.sum(axis=1) > 1).any():
+            break
+        v = np.where(cand, mu[:, :, j], np.inf)
+        v = np.where(np.isnan(v), np.inf, v)
+        cand &= v == v.min(axis=1, keepdims=True)
+    return np.argmin(np.where(cand, designs[None, :], np.iinfo(np.int64).max), axis=1)
+
+
 def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=None,
            resamples: int = RESAMPLES, top: int = 64):
     """``(p, runner_up)``: the probability that row ``chosen`` (a position) is the utility's true
@@ -416,7 +432,9 @@ def p_best(evaluations: pd.DataFrame, objectives, utility, chosen: int, *, rng=N
     frame[objectives] = mu.reshape(-1, len(objectives))
     s = np.asarray(utility(frame), dtype=float).reshape(resamples, len(rows))
     s = np.where(np.isfinite(s), s, np.inf)
-    wins = np.bincount(np.argmin(s, axis=1), minlength=len(rows))
+    designs = (sub["design"].to_numpy(dtype=np.int64) if "design" in sub.columns
+               else np.asarray(rows, dtype=np.int64))
+    wins = np.bincount(_winners(s, mu, designs), minlength=len(rows))
     k = int(np.flatnonzero(rows == chosen)[0])
     p = float(wins[k] / resamples)
     others = [(int(w), j) for j, w in enumerate(wins) if j != k]

@@ -108,3 +108,22 @@ def test_representatives_without_classes():
 def test_one_replication_still_classes(n):
     result = mopt.solve(_problem(), "exhaustive", seed=3, n_reps=n)
     assert result.evaluations["class"].nunique() == 6
+
+
+def test_a_design_chosen_by_the_tie_break_is_not_given_p_best_zero():
+    """Two designs tie exactly on the utility in every resample (a public cost of 0, no spread) and
+    differ in another objective: Result.best chose by that objective, and P(best) counts the
+    resamples the same tie-break wins (issue #36 audit: KOALA-C's "min public_cost" printed 0.00)."""
+    import pandas as pd
+
+    import mopt
+
+    ev = pd.DataFrame({"design": [0, 1, 2], "slowdown": [5.9, 2.3, 4.0], "slowdown_se": [0.2, 0.2, 0.2],
+                       "cost": [0.0, 0.0, 100.0], "cost_se": [0.0, 0.0, 20.0], "n_reps": 10})
+    result = mopt.Result("exhaustive", 1, 30, ("slowdown", "cost"), ev, {})
+    best = result.best(mopt.utility.minimize("cost"))
+    assert int(best["design"]) == 1 and best["p_best"] >= 0.99 and best["runner_up"] == 0
+    # equal on every objective but the design index: the lower index wins, every resample
+    same = ev.assign(slowdown=[2.3, 2.3, 4.0], slowdown_se=0.0)
+    best = mopt.Result("exhaustive", 1, 30, ("slowdown", "cost"), same, {}).best(mopt.utility.minimize("cost"))
+    assert int(best["design"]) == 0 and best["p_best"] == 1.0
