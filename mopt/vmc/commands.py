@@ -196,7 +196,7 @@ def write_report(page, summary, facts: dict, *, plotly_src: str | None = None) -
         lead=f"Mean throughput (tasks per busy second) over {n_seeds} seed{'s' * (n_seeds > 1)} with its 95 % "
              f"interval{'; ' + ', '.join(known) if known else ''}.",
         tables=[("Throughput", summary_table(summary).reset_index().rename_axis(columns=None)),
-                ("Per cell and method", summary)],
+                ("Per cell and method", summary.rename(columns={"theta": "VMs"}))],  # what --vms sets
         scatter=Scatter(points, "cell", "mean", "cell (cluster size, workload, scenario)",
                         "mean throughput [tasks / busy s]", label="method", group="method", error_y="ci95",
                         hover=("seeds",)),
