@@ -18,7 +18,8 @@ import hashlib
 import os
 from pathlib import Path
 
-__all__ = ["sources_stamp", "keep_cache_in_step", "needs_compilation", "say_if_compiling", "compile_ahead"]
+__all__ = ["sources_stamp", "keep_cache_in_step", "needs_compilation", "say_if_compiling", "say_if_problem_compiles",
+           "compile_ahead"]
 
 ROOT = Path(__file__).resolve().parent
 MARKER = ROOT / "__pycache__" / "mopt-sources"
@@ -80,6 +81,15 @@ def say_if_compiling(what: str, *kernels, quiet: bool = False) -> bool:
     print(f"mopt: compiling {what} on first use (once per install; later runs load it from numba's "
           "cache)...", file=sys.stderr, flush=True)
     return True
+
+
+def say_if_problem_compiles(problem, *, quiet: bool = False) -> bool:
+    """:func:`say_if_compiling` for the kernels a problem runs (its ``kernels()``; a problem
+    without them, or without that method, says nothing): what ``mopt frontier`` and ``mopt
+    compare`` say before a first run of any family."""
+    kernels = getattr(problem, "kernels", None)
+    found = tuple(kernels()) if callable(kernels) else ()
+    return bool(found) and say_if_compiling("the simulator", *found, quiet=quiet)
 
 
 _AHEAD: dict[str, object] = {}

@@ -105,6 +105,9 @@ def run(args) -> int:
           f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
           f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
           f"replications per {scenario.noun_singular}.")
+    from mopt._numba_cache import say_if_problem_compiles
+
+    say_if_problem_compiles(problem, quiet=args.quiet)
     peers = [m for m in methods if is_peer(m)]
     ran = ""
     if peers:  # what the peers run, as installed (printed, and in the figure's caption)

@@ -122,6 +122,9 @@ def run(args) -> int:
     say(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}; method {method}, "
         f"{replication_plan(method, options, scenario.n_reps)}, seed {seed}"
         + (f", budget {budget}" if budget is not None else "") + ".")
+    from mopt._numba_cache import say_if_problem_compiles
+
+    say_if_problem_compiles(problem, quiet=args.quiet or to_stdout)
     if args.estimate:
         from mopt.solvers.estimate import describe, estimate
 

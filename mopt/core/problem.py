@@ -399,6 +399,12 @@ class StochasticProblem(Problem):
         if self.n_ieq_constr:
             out["G"] = interop.violation(self, raw, valid)[:, None]
 
+    def kernels(self) -> tuple:
+        """The compiled functions (numba, ``cache=True``) this problem's replications run, so that a
+        command says once that they compile on first use
+        (:func:`mopt._numba_cache.say_if_compiling`); none by default (a plain Python problem)."""
+        return ()
+
     def fingerprint(self) -> str:
         """A short hash of everything that determines the replications (for journals and results)."""
         return hashlib.sha256(json.dumps(self._identity(), sort_keys=True, default=str).encode()).hexdigest()[:16]

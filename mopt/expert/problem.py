@@ -93,6 +93,12 @@ class NTDMrProblem(StochasticProblem):
 
     parameter_names = ("N", "T", "D", "Mr")
 
+    def kernels(self) -> tuple:
+        """The ExPERT batch kernels (:meth:`StochasticProblem.kernels`)."""
+        from mopt.expert._engine.batch import _tail_blocks, _throughput_range
+
+        return _throughput_range, _tail_blocks
+
     def __init__(self, env: Environment, *, N=None, T=None, D=None, Mr=None, n_reps: int = 10, seed: int = 0,
                  observed: ObservedTail | None = None):
         if not isinstance(env, Environment):

@@ -137,6 +137,12 @@ class TagsProblem(StochasticProblem):
 
     parameter_names = ("L1", "set2", "public_cap", "private_min")
 
+    def kernels(self) -> tuple:
+        """The KOALA-C engine's loop (:meth:`StochasticProblem.kernels`)."""
+        from mopt.koala.engine import advance, finish
+
+        return advance, finish
+
     def __init__(self, jobs, *, limits=None, set2=None, public_caps=None, private_mins=None, limits2=None,
                  set3=None, window_days=(14.0, 28.0), load=(0.8, 1.3), step: float = 30.0, n_reps: int = 10,
                  seed: int = 0):

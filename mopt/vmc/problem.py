@@ -105,6 +105,12 @@ class VMPartitionProblem(StochasticProblem):
     (2, 2, 1)
     """
 
+    def kernels(self) -> tuple:
+        """The virtual-cluster engine (:meth:`StochasticProblem.kernels`)."""
+        from mopt.vmc.engine import _class_busy, _one
+
+        return _class_busy, _one
+
     def __init__(self, theta: int, lengths, arrivals, backlog=None, *, table=None, elastic: bool = False,
                  candidates=None, noise: str = "independent", n_reps: int = 1000, seed: int = 0):
         self.noise = check_noise(noise)

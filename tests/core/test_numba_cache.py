@@ -66,3 +66,32 @@ def test_a_command_says_once_that_it_compiles(monkeypatch, capsys):
     monkeypatch.setattr(nc, "needs_compilation", lambda *k: True)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert not nc.say_if_compiling("the toy", kernel) and capsys.readouterr().err == ""
+
+
+def test_every_familys_problem_names_its_compiled_kernels():
+    """frontier and compare say that a family's simulator compiles (issue #36 audit: a first
+    ``mopt frontier`` of a KOALA-C scenario sat 19 s silent): each example scenario's problem names
+    cached numba kernels that its replications run."""
+    from mopt._numba_cache import needs_compilation
+    from mopt.scenario import load_scenario
+    from tests.helpers import EXAMPLES
+
+    for name in ("reference.toml", "koala_tags_sets.toml", "portfolio_mix.toml", "vmc_partition.toml"):
+        problem = load_scenario(EXAMPLES / name).problem(seed=1)
+        kernels = problem.kernels()
+        assert kernels and all(hasattr(k, "_cache") and hasattr(k, "py_func") for k in kernels), name
+        assert needs_compilation(*kernels) in (True, False)
+
+
+def test_frontier_says_once_that_the_simulator_compiles(monkeypatch, capsys, tmp_path):
+    import sys
+
+    import mopt._numba_cache as nc
+    from mopt.cli import main
+    from tests.helpers import REFERENCE
+
+    monkeypatch.setattr(nc, "_SAID", set())
+    monkeypatch.setattr(nc, "needs_compilation", lambda *k: True)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(["frontier", str(REFERENCE), "--estimate"]) == 0
+    assert capsys.readouterr().err.count("mopt: compiling the simulator on first use") == 1
