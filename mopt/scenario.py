@@ -194,7 +194,7 @@ class Scenario:
 
         fig = plot_result(
             result, family=self.family_object, title=f"{self.name}: Pareto frontier", log=log_objectives(result),
-            caption=f"{self.path}; method {result.method}, {result.n_evals} replications, seed {result.seed}.",
+            caption=f"{self.path}; method {result.method}, {result.n_evals:,} replications, seed {result.seed}.",
         )
         save_figure(fig, path)
 

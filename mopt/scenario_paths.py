@@ -78,5 +78,7 @@ def scenario_trace(path: Path, key: str, name):
             pass
         else:  # the name as given (as the problem records it), unless the working directory has one too
             return found if os.path.lexists(name) else name
+    from mopt.core.names import suggest
+
     raise InputError(f"'{key}' must be an archive name ({', '.join(TRACES)}), a trace file beside the scenario "
-                     f"file or a file name in {DATA_DIR_VAR}; got {name!r}.")
+                     f"file or a file name in {DATA_DIR_VAR}; got {name!r}{suggest(name, list(TRACES)) or '.'}")

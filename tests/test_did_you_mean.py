@@ -164,3 +164,16 @@ def test_cloud_library_names():
         check_vm_key("binpak")
     with pytest.raises(InputError, match=re.escape("did you mean 'sc13'?")):
         portfolio_names("sc31")
+
+
+@pytest.mark.parametrize("name, hint", [("KTH-SP3", "KTH-SP2"), ("kth", "KTH-SP2"), ("sdsc-blu", "SDSC-BLUE")])
+def test_a_misspelt_trace_gets_a_did_you_mean(name, hint):
+    from mopt.workloads.traces import resolve_trace
+
+    with pytest.raises(InputError, match=re.escape(f"got {name!r}; did you mean {hint!r}?")):
+        resolve_trace(name, option="--trace")
+
+
+def test_koala_names_its_trace_option_as_the_command_line_spells_it(capsys):
+    line = assert_one_line_error(capsys, main(["koala", "--trace", "kth"]), "'--trace' must be", "did you mean 'KTH-SP2'?")
+    assert "'trace' must" not in line

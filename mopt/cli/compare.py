@@ -102,8 +102,8 @@ def run(args) -> int:
         check_replications("--truth-reps", truth_reps, problem, per_unit=problem.n_designs)
     print(f"{scenario.path}: {problem.n_designs:,} {scenario.noun}, {scenario.n_reps} replications each for "
           f"exhaustive search ({problem.n_designs * scenario.n_reps:,} in all); methods {', '.join(methods)}; "
-          f"budgets {', '.join(map(str, budgets))} replications; {macroreps} macroreplication"
-          f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n} "
+          f"budgets {', '.join(f'{b:,}' for b in budgets)} replications; {macroreps} macroreplication"
+          f"{'s' if macroreps > 1 else ''}; seed {seed}.\nground truth: exhaustive search with {truth_n:,} "
           f"replications per {scenario.noun_singular}.")
     from mopt._numba_cache import say_if_problem_compiles
 
@@ -139,7 +139,7 @@ def run(args) -> int:
         print(f"budget too small: {row['method']} cannot run with {row['budget']} replications on this "
               "problem (scores are NaN).")
     caption = (f"{scenario.path}; {macroreps} macroreplications, seed {seed}; ground truth: exhaustive "
-               f"search, {truth_n} replications per {scenario.noun_singular}; utility {df.attrs['utility']}."
+               f"search, {truth_n:,} replications per {scenario.noun_singular}; utility {df.attrs['utility']}."
                + (f" {ran[0].upper()}{ran[1:]}" if ran else ""))
     facts = {"name": scenario.name, "scenario": str(scenario.path), "family": scenario.family, "seed": seed,
              "truth_reps": truth_n, "truth_seed": truth_seed, "objectives": list(problem.objectives)}

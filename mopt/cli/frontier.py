@@ -165,7 +165,7 @@ def run(args) -> int:
     status = certified_status(result)  # certified once: the front's column and the how-sure line
     front, extra = front_rows(result, status=status)
     legend = f" ({scenario.legend})" if scenario.legend else ""
-    say(f"\n{front_heading(result, scenario.noun, front)}, {result.n_evals} replications{legend}"
+    say(f"\n{front_heading(result, scenario.noun, front)}, {result.n_evals:,} replications{legend}"
         f"{errors_note(result)}")
     shown = front
     if len(front) > MAX_ROWS:  # evenly spaced rows, both extremes included

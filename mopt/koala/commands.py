@@ -188,7 +188,10 @@ def run(args) -> int:
     out = None if args.out is None else check_out_file(args.out, inputs=trace_files(args.trace))
     page = None if out is None else check_out_file(out.with_name(f"{out.stem}.report.html"), "--out (its report)",
                                                    inputs=(out, *trace_files(args.trace)))
-    jobs = koala_trace(args.trace, first=args.first)
+    jobs = koala_trace(args.trace, first=args.first, option="--trace")
+    from mopt.workloads.traces import archive_name
+
+    args.trace = archive_name(args.trace) or args.trace  # "kth-sp2" is shown as the archive spells it
     from mopt._numba_cache import say_if_compiling
     from mopt.koala.engine import advance, finish
 

@@ -44,7 +44,8 @@ PAPER_VERSION_REMOVED = frozenset({"CTC-SP2"})
 _REMOVED = re.compile(r"\((\d+) jobs? removed\)")
 
 
-def koala_trace(name: str | os.PathLike, *, first: int | None = None, req_fallback: bool = False) -> pd.DataFrame:
+def koala_trace(name: str | os.PathLike, *, first: int | None = None, req_fallback: bool = False,
+                option: str = "trace") -> pd.DataFrame:
     """A trace cleaned as in KOALA-C: run time > 0, 1..MaxProcs processors, at most 32 processors.
 
     Parameters
@@ -58,6 +59,8 @@ def koala_trace(name: str | os.PathLike, *, first: int | None = None, req_fallba
     req_fallback : bool, default False
         Count requested processors where none were allocated (the cloud simulator's rule); off by
         default (ours, see the module docstring).
+    option : str, default "trace"
+        How an unknown trace is named in the error (``"--trace"`` on the command line).
 
     Returns
     -------
@@ -75,7 +78,7 @@ def koala_trace(name: str | os.PathLike, *, first: int | None = None, req_fallba
     key = os.fspath(name)
     _, default_first = PAPER_TRACES.get(archive_name(key) or key, (key, None))
     first = default_first if first is None else check_int("first", first, low=1)
-    df = read_swf(resolve_trace(key))
+    df = read_swf(resolve_trace(key, option=option))
     attrs = dict(df.attrs)
     if first is not None:
         df = df.iloc[:first]

@@ -361,7 +361,7 @@ def run(problem, solver: Solver, *, budget=None, seed=None, executor=None, journ
                                held=len(jr) if jr is not None else 0)
             if total > state.remaining:
                 raise MoptError(
-                    f"method {solver.name!r} asked for {total} replications with {state.remaining} left "
+                    f"method {solver.name!r} asked for {total:,} replications with {state.remaining} left "
                     "(a bug in the method: please report it)."
                 )
             reused += _round(state, plan, runner, jr, bar, batch_size)

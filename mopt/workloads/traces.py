@@ -257,8 +257,10 @@ def resolve_trace(name: str | os.PathLike, *, option: str = "trace", fetch_missi
             return find_trace(name)
         except InputError:
             pass
+    from mopt.core.names import suggest
+
     raise InputError(f"'{option}' must be an archive name ({', '.join(TRACES)}), an SWF file or a file "
-                     f"name in MOPT_DATA_DIR; got {os.fspath(name)!r}.")
+                     f"name in MOPT_DATA_DIR; got {os.fspath(name)!r}{suggest(os.fspath(name), list(TRACES)) or '.'}")
 
 
 def load_jobs(name, size_limit: int, max_jobs: int | None = None, *, first: int | None = None,
