@@ -413,6 +413,7 @@ def check_keys(path: Path, section: str | None, table: dict, allowed: dict, *, c
             what = f"unknown section [{key}]"
         else:
             what = f"unknown top-level key '{key}' (keys belong in a section)"
+            hint = suggest(key, ["family"]) or hint  # the one top-level key (``familly = ...``)
         listing = "sections" if section is None else "keys"
         tail = hint or f"; allowed {listing}: {', '.join(allowed)}."
         raise InputError(f"{path}: {what}{tail}")

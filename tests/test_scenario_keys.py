@@ -109,3 +109,19 @@ def test_check_keys_reads_declarations():
         check_keys(Path("s.toml"), "s", {"a": 1, "c": 1}, allowed)
     # a section declared as a plain dict is not required because it is non-empty
     check_keys(Path("s.toml"), None, {}, {"grid": {"N": Key("N", type="int")}})
+
+
+def test_a_misspelt_family_key_gets_a_did_you_mean(tmp_path):
+    """``familly = "koala"`` at the top: the one top-level key is suggested (issue #36 audit)."""
+    import re
+
+    import pytest
+
+    from mopt.core.errors import InputError
+    from mopt.scenario import load_scenario
+
+    path = tmp_path / "s.toml"
+    path.write_text('familly = "expert"\n[environment]\nn_tasks = 150\n')
+    with pytest.raises(InputError, match=re.escape("unknown top-level key 'familly' (keys belong in a section); "
+                                                   "did you mean 'family'?")):
+        load_scenario(path)
