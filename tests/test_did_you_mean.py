@@ -177,3 +177,15 @@ def test_a_misspelt_trace_gets_a_did_you_mean(name, hint):
 def test_koala_names_its_trace_option_as_the_command_line_spells_it(capsys):
     line = assert_one_line_error(capsys, main(["koala", "--trace", "kth"]), "'--trace' must be", "did you mean 'KTH-SP2'?")
     assert "'trace' must" not in line
+
+
+def test_a_utility_naming_a_missing_column_suggests_the_close_one():
+    """The message lists what a utility can read (no standard errors, bounds or bookkeeping columns)
+    and a near miss (issue #36 audit: ``mopt decide --utility 'product(makespn, cost)'``)."""
+    import pandas as pd
+
+    df = pd.DataFrame({"design": [0], "N": [1], "makespan": [1.0], "makespan_se": [0.1], "cost": [2.0],
+                       "cost_lo": [1.0], "n_reps": [3], "class": [0], "p_nondominated": [1.0]})
+    with pytest.raises(InputError, match=re.escape("needs column(s) ['makespn']; the results have "
+                                                   "['N', 'makespan', 'cost']; did you mean 'makespan'?")):
+        mopt.utility.product("makespn", "cost")(df)

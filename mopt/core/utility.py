@@ -25,6 +25,9 @@ import pandas as pd
 
 from mopt.core.errors import InputError, check_number
 
+#: a result's columns a utility has no reason to read (not listed when one is missing)
+_BOOKKEEPING = ("class", "p_nondominated", "n_reps", "certified", "design")
+
 __all__ = ["generic_utilities", "Utility", "minimize", "product", "weighted", "within_budget", "by_deadline", "U",
            "quantile", "cvar"]
 
@@ -64,9 +67,12 @@ class Utility:
                 "journal=...) (mopt decide: --journal FILE, or the run's scenario simulated again)."
             )
         if missing:
-            raise InputError(
-                f"utility {self.name} needs column(s) {missing}; the results have {list(df.columns)}."
-            )
+            from mopt.core.names import suggest
+
+            readable = [c for c in df.columns if isinstance(c, str) and not c.endswith(("_se", "_lo", "_hi"))
+                        and c not in _BOOKKEEPING]  # what a utility reads: objectives and parameters
+            raise InputError(f"utility {self.name} needs column(s) {missing}; the results have {readable}"
+                             f"{suggest(missing[0], readable) or '.'}")
         return pd.Series(np.asarray(self._fn(df), dtype=float), index=df.index, name=self.name)
 
     def __repr__(self) -> str:
