@@ -294,15 +294,15 @@ def draw_pair(ax, evaluations: pd.DataFrame, front: pd.DataFrame, x: str, y: str
                 rows = evaluations[evaluations[CERTIFIED] == status]
                 if len(rows):
                     ax.scatter(rows[x], rows[y], s=16, color=colour, edgecolors="0.35", linewidths=0.3,
-                               zorder=1, label=label(f"{STATUS_WORDS[status]} {noun} ({len(rows)})"))
+                               zorder=1, label=label(f"{STATUS_WORDS[status]} {noun} ({counted(rows)})"))
         elif shaded:
             mappable = ax.scatter(evaluations[x], evaluations[y], c=evaluations[P_NONDOMINATED],
                                   cmap=p_nondominated_cmap(), vmin=0.0, vmax=1.0, s=16,
                                   edgecolors="0.55", linewidths=0.3, zorder=1,
-                                  label=label(f"evaluated {noun} ({len(evaluations)})"))
+                                  label=label(f"evaluated {noun} ({counted(evaluations)})"))
         else:
             ax.scatter(evaluations[x], evaluations[y], s=12, color="0.45", alpha=sampled_alpha,
-                       linewidths=0, label=label(f"evaluated {noun} ({len(evaluations)})"), zorder=1)
+                       linewidths=0, label=label(f"evaluated {noun} ({counted(evaluations)})"), zorder=1)
     color = "black" if shaded or by_status else "C0"  # the front: black rings around coloured points, else blue
     bars = _bar_rows(evaluations, front, intervals, uncertain)
     lows = lows or {}
@@ -326,6 +326,23 @@ def style_axes(ax) -> None:
         if axis.get_scale() == "linear":
             axis.set_major_formatter(FuncFormatter(lambda v, _: plain_number(v)))
     ax.grid(True, which="major", alpha=0.3)
+
+
+def counted(rows: pd.DataFrame) -> str:
+    """How many designs ``rows`` stand for, as a legend says it: ``"254 in 168 classes"`` when they
+    are classes of equivalent designs (an ``n_designs`` column, as
+    :func:`mopt.core.classes.representatives` gives), else the number of rows.
+
+    Examples
+    --------
+    >>> counted(pd.DataFrame({"n_designs": [1, 3]})), counted(pd.DataFrame({"x": [1, 2]}))
+    ('4 in 2 classes', '2')
+    """
+    if "n_designs" in rows.columns and len(rows):
+        total = int(rows["n_designs"].sum())
+        if total != len(rows):
+            return f"{total:,} in {len(rows):,} class{'es' * (len(rows) > 1)}"
+    return f"{len(rows):,}"
 
 
 def draw_chosen(ax, chosen: dict | None, x: str, y: str, *, legend_labels: bool = True) -> None:
