@@ -579,3 +579,14 @@ def test_a_summary_scatter_of_few_rows_names_each_point_and_draws_edge_markers_w
     many = pd.DataFrame({"policy": [f"p{k}" for k in range(LABELLED_POINTS + 1)], "cost": 1.0, "slowdown": 1.0})
     (trace,) = _traces(Scatter(many, "cost", "slowdown", "cost", "slowdown", label="policy"))
     assert trace["mode"] == "markers" and "texttemplate" not in trace
+
+
+def test_the_progress_numbers_are_a_table_too():
+    """compare's page shows each method's mean scores per budget as a table, as the printout does
+    (issue #36 audit), without a column no row has."""
+    progress = pd.DataFrame({"method": ["ocba", "ocba"], "budget": [10, 100], "pcs": [0.25, 0.625],
+                             "alignment": [np.nan, np.nan], "status": "ok"})
+    text = render_report(plain_result(), progress=progress)
+    section = text.split("<h2>Progress</h2>")[1].split("<h2>")[0]
+    assert "<th>method</th><th>budget</th><th>pcs</th></tr>" in section
+    assert "<tr><td>ocba</td><td>10</td><td>0.25</td></tr>" in section and "alignment" not in section

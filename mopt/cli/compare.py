@@ -152,8 +152,7 @@ def run(args) -> int:
                                                 "budgets", caption=caption),
         "report.html": lambda p: write_compare_report(p, df, truth, facts, scenario=scenario.path, plotly_src=src),
     }, manifest=manifest_with("compare", facts))
-    written = [w for w in written if w.name != "truth.csv"][:4]
-    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    print(f"\nwrote {', '.join(str(p) for p in written)}")  # every file of the set, manifest.json included
     return 0
 
 

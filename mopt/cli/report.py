@@ -65,6 +65,11 @@ def run(args) -> int:
         manifest = read_manifest(directory) if directory.is_dir() else None
         if manifest is not None:  # the set of compare, vmc or portfolio
             return _command_report(directory, manifest, args.out, args.report_assets)
+        pages = sorted(directory.glob("*.report.html")) if directory.is_dir() else []
+        if pages:  # the folder of 'simulate' or 'koala', which write their page beside their CSV
+            raise InputError(f"'{directory}' holds no result set but {pages[0].name}, the page that 'mopt simulate' "
+                             f"or 'mopt koala' wrote beside its CSV (it is the report); 'mopt report' draws the "
+                             "output directory of 'frontier', 'demo', 'compare', 'vmc' or 'portfolio'.")
     result = Result.read_csv(directory)
     statics = _statics(directory, result.objectives)
     inputs = [directory / name for name in ("evaluations.csv", "front.csv", "result.json")]

@@ -156,7 +156,7 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
               collapsed(table(uncertain), len(uncertain), "uncertain designs") if len(uncertain)
               or "p_nondominated" in ev.columns else ""]
     if progress is not None and len(progress):
-        parts += ["<h2>Progress</h2>", '<div id="progress" class="panels"></div>']
+        parts += ["<h2>Progress</h2>", '<div id="progress" class="panels"></div>', _progress_table(progress)]
     parts += ["<h2>Run</h2>", run_table(result, problem, fam, words)]
     if text is not None:
         parts += ["<h2>Scenario</h2>", f"<pre class=\"scenario\">{h(text)}</pre>"]
@@ -164,6 +164,30 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
     parts += ['<pre id="errors" hidden></pre>', f"<script>const REPORT = {data};</script>",
               f"<script>{PAGE_SCRIPT}</script>", "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+def _progress_table(progress) -> str:
+    """The progress curves' numbers as a table (what ``mopt compare`` prints: each method's mean
+    scores per budget), without the columns no row has; numbers to 3 significant digits."""
+    import pandas as pd
+
+    df = progress.drop(columns=[c for c in ("status", "macrorep", "seed") if c in progress.columns])
+    df = df[[c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) and df[c].isna().all())]]
+    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{_score_cell(v)}</td>" for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return (f'<div class="table"><table class="named"><thead><tr>{head}</tr></thead><tbody>{rows}'
+            "</tbody></table></div>")
+
+
+def _score_cell(v) -> str:
+    import math
+
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return html.escape(str(v))
+    if isinstance(v, float) and not math.isfinite(v):
+        return "-"
+    return f"{v:,}" if isinstance(v, int) or float(v).is_integer() and abs(v) >= 1 else f"{v:.3g}"
 
 
 def _constant_note(classes, objectives, params, labels, formats) -> str:

@@ -174,3 +174,12 @@ def test_a_set_that_records_its_title_decisions_and_space_is_redrawn_with_them(r
     broken = dataclasses.replace(result, info={**result.info, "utilities": {"x": "nonsense(("}})
     broken.to_csv(tmp_path / "broken")
     assert main(["report", str(tmp_path / "broken")]) == 0
+
+
+def test_the_folder_of_a_koala_csv_is_named_for_what_it_holds(tmp_path, capsys):
+    d = tmp_path / "kout"
+    d.mkdir()
+    (d / "koala.csv").write_text("policy,slowdown\nFF,1.5\n")
+    (d / "koala.report.html").write_text("<html></html>")
+    assert_one_line_error(capsys, main(["report", str(d)]), "holds no result set but koala.report.html",
+                          "'mopt simulate' or 'mopt koala' wrote beside its CSV")
