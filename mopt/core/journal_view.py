@@ -158,5 +158,8 @@ def _summary(db: sqlite3.Connection, objectives: tuple[str, ...]) -> pd.DataFram
         se[nans > 0] = np.nan
         out[o], out[f"{o}_se"] = mean, se
     frame = pd.DataFrame(out)
-    frame["on_front"] = pareto_mask(frame[list(objectives)].to_numpy(dtype=float)) if len(frame) else []
+    # a journal without replications yet: an empty boolean column (an empty list would be of objects,
+    # and indexing by it would select columns, not rows)
+    frame["on_front"] = (pareto_mask(frame[list(objectives)].to_numpy(dtype=float)) if len(frame)
+                         else np.zeros(0, dtype=bool))
     return frame

@@ -258,3 +258,19 @@ def test_a_refresh_tolerates_a_missing_read_but_not_another_problem(tmp_path, mo
     with pytest.raises(InputError, match="missing"):
         _reread(tmp_path / "gone.sqlite", first, target, 0)
     assert len(calls) == MISSES
+
+
+def test_a_watch_of_a_journal_without_replications_yet_draws_a_page(tmp_path, capsys):
+    """The moment between a search creating its journal and committing its first batch (CI met it:
+    the watch ended with KeyError 'makespan'): the page says no replication yet, exit 0."""
+    from mopt.core.journal import Journal
+    from mopt.core.journal_view import read_journal
+    from mopt.scenario import load_scenario
+
+    problem = load_scenario(REFERENCE).problem(seed=1)
+    Journal(tmp_path / "run" / "run.sqlite", problem, seed=1).close()
+    snap = read_journal(tmp_path / "run" / "run.sqlite")
+    assert snap.n_replications == 0 and snap.designs["on_front"].dtype == bool
+    assert main(["report", str(tmp_path / "run"), "--watch", "--once", "--scenario", str(REFERENCE),
+                 "--budget", "1000"]) == 0
+    assert (tmp_path / "run" / "report.html").is_file()
