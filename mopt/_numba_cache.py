@@ -71,8 +71,9 @@ _SAID: set[str] = set()
 def say_if_compiling(what: str, *kernels, quiet: bool = False) -> bool:
     """Say once per process, on stderr, that ``what`` compiles on first use when any of
     ``kernels`` has no cache yet (a first run sits tens of seconds at "0%" otherwise: issue #36);
-    returns whether it said so.  Said to a person at a terminal only, as the progress bars are
-    (not with ``quiet``, not when stderr is a file or a pipe)."""
+    returns whether it said so.  Said to a person at a terminal only: not with ``quiet``, not when
+    stderr is a file or a pipe (where the progress bars still write a line every 10 s, for a log;
+    this line would only make the outputs of two runs differ)."""
     import sys
 
     if quiet or not sys.stderr.isatty() or what in _SAID or not needs_compilation(*kernels):
