@@ -61,7 +61,7 @@ def relative(runs: pd.DataFrame, scenario: int, ref: str, column: str = "through
 
 def _cells(rel: pd.Series, method: str) -> list[dict]:
     """One row per (VMs, workload) of ``rel`` (indexed by VMs, workload, seed): its interval."""
-    return [{"method": method, "theta": theta, "workload": kind, **dict(zip(("mean", "hw", "n"), interval(x)))}
+    return [{"method": method, "theta": theta, "workload": kind, **dict(zip(("mean", "hw", "n"), interval(x), strict=True))}
             for (theta, kind), x in rel.groupby(level=[0, 1])]
 
 
