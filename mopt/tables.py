@@ -155,9 +155,9 @@ def front_rows(result, *, status=_CERTIFY) -> tuple[pd.DataFrame, list[str]]:
 
 def unsure_notes(result, chosen: dict, utilities: dict, *, below: float = 0.5, target: float = 0.9) -> str:
     """For each decision whose ``p_best`` is below ``below``: its runner-up and the replications
-    of each of the two that :func:`mopt.core.uncertainty.replications_needed` expects to bring
+    of each of the two that :func:`mopt.core.choice_certainty.replications_needed` expects to bring
     ``p_best`` to ``target`` (``mopt frontier --refine`` / :func:`mopt.refine` spend them)."""
-    from mopt.core.uncertainty import replications_needed
+    from mopt.core.choice_certainty import replications_needed
 
     ev = result.evaluations
     position = {int(d): k for k, d in enumerate(ev["design"].tolist())}

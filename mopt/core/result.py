@@ -144,7 +144,7 @@ class Result:
         pandas.Series
             The row (object dtype, so each value keeps its type: ``design`` and ``n_reps`` are
             Python ints) plus its ``utility`` score, ``p_best`` (the probability that it is the
-            utility's true best: :func:`mopt.core.uncertainty.p_best`) and ``runner_up`` (the design
+            utility's true best: :func:`mopt.core.choice_certainty.p_best`) and ``runner_up`` (the design
             most often best after it, or None).
 
         Examples
@@ -179,8 +179,8 @@ class Result:
         values = {c: _py(ev[c].iloc[k]) for c in ev.columns}  # column by column: no upcast to float
         values["utility"] = float(scores.iloc[k])
         if all(f"{o}_se" in ev.columns for o in self.objectives):  # how sure (mopt.core.uncertainty)
+            from mopt.core.choice_certainty import p_best
             from mopt.core.risk import resampled
-            from mopt.core.uncertainty import p_best
 
             # a utility under risk reads estimates from the replications: resampled from their own
             # standard errors as the means are
