@@ -9,7 +9,6 @@ ends with its parent (``PR_SET_PDEATHSIG``), so a run that is killed leaves no c
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 
@@ -29,11 +28,12 @@ def _end_with_parent(parent: int) -> None:
 
 
 def main(argv: list[str]) -> int:
+    from mopt._numba_cache import target_function
+
     target, parent = argv[0], int(argv[1])
     _end_with_parent(parent)
-    module, _, name = target.partition(":")
     try:
-        getattr(importlib.import_module(module), name)()
+        target_function(target)()
     except Exception:  # noqa: BLE001 - the run compiles the kernels itself
         return 1
     return 0

@@ -123,13 +123,18 @@ class _Ahead:
             raise
 
 
-def _call(target: str) -> None:
-    """Call ``"package.module:function"``; a failure is left to the run's own first call."""
+def target_function(target: str):
+    """The function ``"package.module:function"`` names (imported)."""
     import importlib
 
     module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _call(target: str) -> None:
+    """Call ``target`` (:func:`target_function`); a failure is left to the run's own first call."""
     try:
-        getattr(importlib.import_module(module), name)()
+        target_function(target)()
     except Exception:  # noqa: BLE001 - only time depends on it
         pass
 

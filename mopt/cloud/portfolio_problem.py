@@ -91,11 +91,10 @@ class PortfolioProblem(StochasticProblem):
     parameter_names = ("mix", "beta_over_alpha")
 
     def kernels(self) -> tuple:
-        """The cloud engine and its online simulations (:meth:`StochasticProblem.kernels`)."""
-        from mopt.cloud.engine import run_ticks, run_to_end
-        from mopt.cloud.online import _online_scores
+        """The cloud engine's loop a replication runs (:meth:`StochasticProblem.kernels`)."""
+        from mopt.cloud.engine import _first_arrivals, advance
 
-        return run_ticks, run_to_end, _online_scores
+        return _first_arrivals, advance
 
     def __init__(self, jobs="KTH-SP2", *, workload: str = "trace", window: int = 200,
                  patterns=None, period: int = 1, boot_delay: float = 120.0, max_vms: int = 256,

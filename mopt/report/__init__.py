@@ -46,6 +46,7 @@ from mopt.report.assets import ERROR_CATCHER, PAGE_SCRIPT, STYLE
 from mopt.report.data import GL_THRESHOLD, constant, log_objectives, page_data, uncertain_designs
 from mopt.report.tables import (
     TABLE_ROWS,
+    breakable,
     cell,
     collapsed,
     decisions_table,
@@ -168,26 +169,16 @@ def render_report(result, *, problem=None, family=None, scenario=None, chosen=No
 
 def _progress_table(progress) -> str:
     """The progress curves' numbers as a table (what ``mopt compare`` prints: each method's mean
-    scores per budget), without the columns no row has; numbers to 3 significant digits."""
+    scores per budget), without the columns no row has."""
     import pandas as pd
 
     df = progress.drop(columns=[c for c in ("status", "macrorep", "seed") if c in progress.columns])
     df = df[[c for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c]) and df[c].isna().all())]]
-    head = "".join(f"<th>{html.escape(str(c)).replace('_', '_<wbr>')}</th>" for c in df.columns)
-    rows = "".join("<tr>" + "".join(f"<td>{_score_cell(v)}</td>" for v in row) + "</tr>"
+    head = "".join(f"<th>{breakable(html.escape(str(c)), '_')}</th>" for c in df.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"
                    for row in df.itertuples(index=False))
     return (f'<div class="table"><table class="named"><thead><tr>{head}</tr></thead><tbody>{rows}'
             "</tbody></table></div>")
-
-
-def _score_cell(v) -> str:
-    import math
-
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return html.escape(str(v))
-    if isinstance(v, float) and not math.isfinite(v):
-        return "-"
-    return f"{v:,}" if isinstance(v, int) or float(v).is_integer() and abs(v) >= 1 else f"{v:.3g}"
 
 
 def _constant_note(classes, objectives, params, labels, formats) -> str:

@@ -106,10 +106,11 @@ class VMPartitionProblem(StochasticProblem):
     """
 
     def kernels(self) -> tuple:
-        """The virtual-cluster engine (:meth:`StochasticProblem.kernels`)."""
-        from mopt.vmc.engine import _class_busy, _one
+        """The virtual-cluster kernels a replication runs (:meth:`StochasticProblem.kernels`)."""
+        from mopt.vmc.engine import _independent_serial
+        from mopt.vmc.space_kernel import unrank_kernel
 
-        return _class_busy, _one
+        return _independent_serial, unrank_kernel
 
     def __init__(self, theta: int, lengths, arrivals, backlog=None, *, table=None, elastic: bool = False,
                  candidates=None, noise: str = "independent", n_reps: int = 1000, seed: int = 0):
