@@ -285,7 +285,9 @@ def _run(state, table, policy, codes, start, progress: bool) -> int:
         return state.advance(table, codes, out_start=start)
     import sys
 
-    from tqdm.auto import tqdm
+    from mopt.core.bars import tqdm_class
+
+    tqdm = tqdm_class()
 
     first, last = table[0, E.J_SUB], table[-1, E.J_SUB]
     with tqdm(total=len(table), unit="job", desc=policy.name, leave=False, file=sys.stderr,

@@ -442,7 +442,9 @@ def progress_bar(progress, budget: int, name: str):
         return None
     import sys
 
-    from tqdm.auto import tqdm
+    from mopt.core.bars import tqdm_class
+
+    tqdm = tqdm_class()
 
     tty = sys.stderr.isatty()
     return tqdm(total=budget, unit="rep", desc=name, leave=False, file=sys.stderr, dynamic_ncols=True,
