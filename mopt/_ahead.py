@@ -13,9 +13,10 @@ import os
 import sys
 
 
-def _end_with_parent(parent: int) -> None:
+def _end_with_parent(parent: int, exit=sys.exit) -> None:
     """Ask the kernel for SIGTERM when the parent ends (Linux; elsewhere nothing), then make sure
-    the parent had not already ended before the request."""
+    the parent had not already ended before the request (else ``exit(1)``: ``os._exit`` in a forked
+    child)."""
     try:
         import ctypes
         import signal
@@ -24,7 +25,7 @@ def _end_with_parent(parent: int) -> None:
     except (OSError, AttributeError):
         pass
     if os.getppid() != parent:
-        sys.exit(1)
+        exit(1)
 
 
 def main(argv: list[str]) -> int:

@@ -64,13 +64,23 @@ def _dominated(front: pd.DataFrame, makespan: float, cost: float) -> bool:
 
 def run(args) -> int:
     """Run ``mopt demo`` with parsed ``args``; return the exit code."""
+    from mopt import figure_process
+
+    painter = figure_process.start()  # before numpy: front.png is drawn beside the simulation
+    try:
+        return _run(args, painter)
+    finally:
+        painter.close()
+
+
+def _run(args, painter) -> int:
     import pandas as pd
 
     import mopt
     from mopt.core.classes import representatives
     from mopt.core.outputs import check_journal, check_out, executor, progress, write_outputs
     from mopt.expert import STATIC_STRATEGIES, NTDMrProblem, estimate, reference_environment
-    from mopt.plot import plot_frontier, save_figure, with_status
+    from mopt.plot_status import with_status
     from mopt.tables import (
         HOW_SURE_FORMATS,
         certified_status,
@@ -139,8 +149,8 @@ def run(args) -> int:
     shown = statics.assign(dominated_by_frontier=statics["dominated_by_frontier"].map({True: "yes", False: "no"}))
     print(format_table(shown, ["name", "makespan", "cost", "dominated_by_frontier"], FAMILY.formats))
 
-    fig = plot_frontier(
-        with_status(representatives(result.evaluations), status), front,
+    figure = painter.submit(
+        "mopt.plot:plot_frontier", with_status(representatives(result.evaluations), status), front,
         chosen={k: v for k, v in chosen.items() if v is not None}, statics=statics,
         xscale="log" if "makespan" in DEMO_LOG else "linear", yscale="log" if "cost" in DEMO_LOG else "linear",
         family="expert",
@@ -153,18 +163,17 @@ def run(args) -> int:
 
     src = plotly_src(args.report_assets, out / "report.html")
 
-    def report(path):
-        from mopt.report import render_report
+    from mopt.report import render_report
 
-        text = render_report(result, problem=problem, family=FAMILY, chosen=chosen, statics=statics,
-                             figure="front.png", plotly_src=src,
-                             scenario=f"ExPERT reference scenario (Experiment 11): reference_environment(0.1)\n"
-                                      f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}\n"
-                                      f"{FS_NOTE}",
-                             title=DEMO_TITLE)
-        Path(path).write_text(text, encoding="utf-8")
-
-    written = write_outputs(result, out, lambda path: save_figure(fig, path),
-                            {"statics.csv": lambda p: statics.to_csv(p, index=False), "report.html": report})
+    # rendered while the figure is drawn; written with the set
+    text = render_report(result, problem=problem, family=FAMILY, chosen=chosen, statics=statics,
+                         figure="front.png", plotly_src=src,
+                         scenario=f"ExPERT reference scenario (Experiment 11): reference_environment(0.1)\n"
+                                  f"paper grid, {problem.n_designs} strategies x 10 replications, seed {seed}\n"
+                                  f"{FS_NOTE}",
+                         title=DEMO_TITLE)
+    written = write_outputs(result, out, figure.save,
+                            {"statics.csv": lambda p: statics.to_csv(p, index=False),
+                             "report.html": lambda p: Path(p).write_text(text, encoding="utf-8")})
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
