@@ -129,18 +129,21 @@ class Painter:
         drawing = Drawing(target, args, kwargs)
         if self._jobs is None:
             return drawing
-        jobs, self._jobs = self._jobs, None
-        drawing._temp = tempfile.mkdtemp(prefix="mopt-figure-")
-        path = os.path.join(drawing._temp, "figure" + suffix)
-        job = os.path.join(drawing._temp, "job.pickle")
-        try:  # the data in a file, its name through the pipe: a pipe holds 64 KiB, and the child may still be importing
+        temp = tempfile.mkdtemp(prefix="mopt-figure-")
+        job, path = os.path.join(temp, "job.pickle"), os.path.join(temp, "figure" + suffix)
+        try:
             with open(job, "wb") as f:
                 pickle.dump((target, args, kwargs, path), f, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):  # data that does not pickle: drawn here
+            shutil.rmtree(temp, ignore_errors=True)
+            return drawing  # the child still waits: close() ends it
+        jobs, self._jobs = self._jobs, None
+        try:  # the job's file name through the pipe (a pipe holds 64 KiB; the child may still be importing)
             with os.fdopen(jobs, "wb") as out:
                 out.write(job.encode())
-        except (OSError, pickle.PicklingError, TypeError, AttributeError):  # the child is gone, or the data does not pickle
-            return drawing
-        drawing._child, drawing._replies, drawing._path = self.pid, self._replies, path
+        except OSError:  # the child is gone: save() reaps it and draws here
+            pass
+        drawing._child, drawing._replies, drawing._path, drawing._temp = self.pid, self._replies, path, temp
         return drawing
 
     def close(self) -> None:

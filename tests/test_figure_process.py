@@ -38,10 +38,23 @@ def figure_in_parent_only(parent: int) -> Figure:
     return fig
 
 
+#: put before every script: whether this process has waited for its child ``pid`` (none left)
+REAPED = """
+import os
+
+def reaped(pid):
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+"""
+
+
 def _run(script: str, **env) -> dict:
     """Run ``script`` in a fresh interpreter (matplotlib not imported: the painter forks) and
     return the JSON it prints."""
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", REAPED + textwrap.dedent(script)], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, env={**os.environ, "MPLBACKEND": "Agg", **env})
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -98,10 +111,27 @@ def test_a_child_that_died_leaves_the_parent_to_draw(tmp_path):
         os.kill(painter.pid, signal.SIGKILL)
         drawing = painter.submit("tests.test_figure_process:figure_in_parent_only", os.getpid())
         drawing.save({str(tmp_path / "f.png")!r})
-        print(json.dumps({{"by": drawing.drawn_by}}))
+        print(json.dumps({{"by": drawing.drawn_by, "reaped": reaped(painter.pid)}}))
     """)
-    assert got == {"by": "here"}
+    assert got == {"by": "here", "reaped": True}
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_data_that_does_not_pickle_is_drawn_here_and_close_ends_the_child(tmp_path):
+    got = _run(f"""
+        import json, os
+        from mopt import figure_process
+        painter = figure_process.start()
+        drawing = painter.submit("tests.test_figure_process:figure_in_parent_only", os.getpid(),
+                                 unused=lambda: None)
+        try:
+            drawing.save({str(tmp_path / "f.png")!r})
+        except TypeError as e:  # figure_in_parent_only takes no 'unused': raised here, in the parent
+            error = str(e)
+        painter.close()
+        print(json.dumps({{"by": drawing.drawn_by, "error": "unused" in error, "reaped": reaped(painter.pid)}}))
+    """)
+    assert got == {"by": None, "error": True, "reaped": True}
 
 
 def test_a_child_never_asked_ends_with_close_and_with_its_parent():
@@ -110,15 +140,10 @@ def test_a_child_never_asked_ends_with_close_and_with_its_parent():
         from mopt import figure_process
         closed = figure_process.start()
         closed.close()
-        try:
-            os.kill(closed.pid, 0)
-            alive = True
-        except ProcessLookupError:
-            alive = False
         left = figure_process.start()  # the parent exits without a word to it
-        print(json.dumps({"closed_alive": alive, "left": left.pid}))
+        print(json.dumps({"closed_reaped": reaped(closed.pid), "left": left.pid}))
     """)
-    assert got["closed_alive"] is False
+    assert got["closed_reaped"] is True
     _gone_soon(got["left"])
 
 

@@ -54,20 +54,17 @@ import numpy as np
 import pandas as pd
 
 from mopt.core.classes import class_ids
+from mopt.core.moved import moved_names
 
 __all__ = ["LEVEL", "RESAMPLES", "SCREEN_Z", "UNCERTAIN", "MIN_REPS", "intervals", "screen", "nondominated",
            "multiplier_resamples", "normal_resamples", "front_uncertainty", "annotate", "uncertainty_columns",
            "reliability"]
 
 
-def __getattr__(name: str):
-    """``p_best`` and ``replications_needed`` live in :mod:`mopt.core.choice_certainty` (how sure a
-    utility's choice is); they are found here too, where they were first."""
-    if name in ("p_best", "replications_needed"):
-        from mopt.core import choice_certainty
-
-        return getattr(choice_certainty, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# p_best and replications_needed moved to mopt.core.choice_certainty (how sure a utility's choice is);
+# the old names warn and give the new ones for one release, by name (no import of that module here)
+__getattr__ = moved_names(__name__, {"p_best": "mopt.core.choice_certainty.p_best",
+                                     "replications_needed": "mopt.core.choice_certainty.replications_needed"})
 
 #: confidence level of the intervals ``<objective>_lo`` / ``<objective>_hi``
 LEVEL = 0.95

@@ -202,3 +202,12 @@ def test_a_search_without_uncertainty_has_the_same_other_columns():
     assert bare.evaluations.equals(sure.evaluations[list(bare.evaluations.columns)])
     with pytest.raises(mopt.InputError, match="'uncertainty'"):
         mopt.solve(prob, "exhaustive", seed=3, uncertainty="no")
+
+
+def test_the_moved_choice_names_warn_and_are_the_new_ones():
+    import mopt.core.uncertainty as old
+    from mopt.core import choice_certainty
+
+    for name in ("p_best", "replications_needed"):
+        with pytest.warns(DeprecationWarning, match=f"mopt.core.choice_certainty.{name}"):
+            assert getattr(old, name) is getattr(choice_certainty, name)
